@@ -1,0 +1,76 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "makestagram",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "makestagram", targets: ["makestagram"]),
+        .library(name: "MakestagramAPI", targets: ["MakestagramAPI"]),
+        .library(name: "MakestagramServer", targets: ["MakestagramServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
+    ],
+    targets: [
+        .target(name: "MakestagramAPI"),
+        .target(name: "MakestagramStore", dependencies: ["MakestagramAPI"]),
+        .target(
+            name: "MakestagramStoreSQLite",
+            dependencies: ["MakestagramStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"]), .brew(["vips"])]
+        ),
+        .target(name: "Photos", dependencies: ["CVips"]),
+        .target(
+            name: "MakestagramServer",
+            dependencies: [
+                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "Photos",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        .executableTarget(
+            name: "makestagram",
+            dependencies: [
+                "MakestagramServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "BareServer",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/BareServer"
+        ),
+        .target(name: "TestFixtures", path: "Tests/TestFixtures", resources: [.copy("photos")]),
+        .testTarget(
+            name: "MakestagramStoreTests",
+            dependencies: ["MakestagramStore", "MakestagramStoreSQLite"]
+        ),
+        .testTarget(name: "PhotosTests", dependencies: ["Photos", "TestFixtures"]),
+        .testTarget(
+            name: "MakestagramServerTests",
+            dependencies: [
+                "MakestagramServer", "TestFixtures",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+    ]
+)

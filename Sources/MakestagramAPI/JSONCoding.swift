@@ -1,0 +1,24 @@
+import Foundation
+
+/// The JSON conventions of the API (ISO 8601 dates), shared by server and clients.
+public enum JSONCoding {
+    /// An encoder producing the API's JSON.
+    public static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    /// A decoder reading the API's JSON.
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Where the server serves media files.
+public enum MediaPath {
+    /// The URL path of a stored file.
+    public static func url(for fileName: String) -> String { "/media/\(fileName)" }
+}

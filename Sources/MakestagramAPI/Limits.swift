@@ -1,0 +1,26 @@
+/// Limits that server and clients agree on, so that a client can check input before sending it.
+public enum Limits {
+    /// Usernames are 3–30 characters.
+    public static let usernameLength = 3...30
+    /// Passwords are 8–72 bytes of UTF-8 (bcrypt reads no more than 72).
+    public static let passwordBytes = 8...72
+    /// Display names are 1–50 characters.
+    public static let displayNameLength = 1...50
+    /// Captions are at most 2,200 characters (Unicode scalars).
+    public static let captionLength = 0...2200
+    /// Comments are 1–2,200 characters (Unicode scalars).
+    public static let commentLength = 1...2200
+    /// Report reasons are 1–500 characters.
+    public static let reportReasonLength = 1...500
+    /// Page sizes: default 20, at most 100.
+    public static let defaultPageSize = 20
+    public static let maxPageSize = 100
+
+    /// Whether `username` is a valid handle: 3–30 of `[a-z0-9_.]`.
+    public static func isValidUsername(_ username: String) -> Bool {
+        usernameLength.contains(username.utf8.count)
+            && username.utf8.allSatisfy { byte in
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F || byte == 0x2E
+            }
+    }
+}

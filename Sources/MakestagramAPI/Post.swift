@@ -1,0 +1,100 @@
+import Foundation
+
+/// One stored rendition of a photo.
+public struct ImageVariant: Codable, Sendable, Equatable {
+    /// Where the file is served, relative to the server's origin (`/media/…`).
+    public var url: String
+    public var width: Int
+    public var height: Int
+
+    public init(url: String, width: Int, height: Int) {
+        self.url = url
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A post's photo: its upright size and the variants a client can choose from.
+public struct PostImage: Codable, Sendable, Equatable {
+    /// Width of the upright original, in pixels; with `height` it gives the aspect ratio to reserve space.
+    public var width: Int
+    /// Height of the upright original, in pixels.
+    public var height: Int
+    /// At most 1080 px on the long side, never upscaled.
+    public var full: ImageVariant
+    /// A 320 × 320 square crop.
+    public var thumb: ImageVariant
+
+    public init(width: Int, height: Int, full: ImageVariant, thumb: ImageVariant) {
+        self.width = width
+        self.height = height
+        self.full = full
+        self.thumb = thumb
+    }
+}
+
+/// A photo post as every screen needs it, including what is specific to the viewer.
+public struct Post: Codable, Sendable, Equatable, Identifiable {
+    public var id: Int64
+    public var createdAt: Date
+    public var caption: String
+    public var author: UserSummary
+    public var image: PostImage
+    /// Exactly the number of likes the post has.
+    public var likeCount: Int
+    /// Exactly the number of comments the post has.
+    public var commentCount: Int
+    /// Whether the requesting user has liked the post.
+    public var viewerHasLiked: Bool
+    /// Usernames of the most recent likers (at most ``Post/likersPreviewLimit``), for "Liked by alice, bob and 3 others".
+    public var likers: [String]
+    /// A number that grows with every change to the post, so that clients can order updates.
+    public var version: Int64
+
+    /// How many likers' usernames a post carries.
+    public static let likersPreviewLimit = 3
+
+    public init(
+        id: Int64, createdAt: Date, caption: String, author: UserSummary, image: PostImage, likeCount: Int,
+        commentCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64
+    ) {
+        self.id = id
+        self.createdAt = createdAt
+        self.caption = caption
+        self.author = author
+        self.image = image
+        self.likeCount = likeCount
+        self.commentCount = commentCount
+        self.viewerHasLiked = viewerHasLiked
+        self.likers = likers
+        self.version = version
+    }
+}
+
+/// The answer to liking or unliking a post.
+public struct LikeState: Codable, Sendable, Equatable {
+    public var likeCount: Int
+    public var viewerHasLiked: Bool
+
+    public init(likeCount: Int, viewerHasLiked: Bool) {
+        self.likeCount = likeCount
+        self.viewerHasLiked = viewerHasLiked
+    }
+}
+
+/// A comment on a post.
+public struct Comment: Codable, Sendable, Equatable, Identifiable {
+    public var id: Int64
+    public var postId: Int64
+    public var author: UserSummary
+    public var text: String
+    public var createdAt: Date
+
+    public init(id: Int64, postId: Int64, author: UserSummary, text: String, createdAt: Date) {
+        self.id = id
+        self.postId = postId
+        self.author = author
+        self.text = text
+        self.createdAt = createdAt
+    }
+}

@@ -1,0 +1,49 @@
+/// The body of `POST /api/v1/accounts`.
+public struct SignUpRequest: Codable, Sendable {
+    public var username: String
+    public var password: String
+    public var displayName: String
+
+    public init(username: String, password: String, displayName: String) {
+        self.username = username
+        self.password = password
+        self.displayName = displayName
+    }
+}
+
+/// The body of `POST /api/v1/sessions`.
+public struct LogInRequest: Codable, Sendable {
+    public var username: String
+    public var password: String
+
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+/// The answer to signing up or logging in: the user and a bearer token for later requests.
+public struct AuthResponse: Codable, Sendable {
+    public var user: UserProfile
+    /// Send as `Authorization: Bearer <token>`.
+    public var token: String
+
+    public init(user: UserProfile, token: String) {
+        self.user = user
+        self.token = token
+    }
+}
+
+/// The body of `POST /api/v1/posts/{id}/comments`.
+public struct NewCommentRequest: Codable, Sendable {
+    public var text: String
+
+    public init(text: String) { self.text = text }
+}
+
+/// The body of `POST /api/v1/posts/{id}/reports`.
+public struct ReportRequest: Codable, Sendable {
+    public var reason: String
+
+    public init(reason: String) { self.reason = reason }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// The short form of a user that appears inside posts, comments and lists.
+public struct UserSummary: Codable, Sendable, Equatable, Hashable {
+    /// The user's stable numeric identifier.
+    public var id: Int64
+    /// The unique, lower-case handle (`[a-z0-9_.]`, 3–30 characters).
+    public var username: String
+    /// The name shown beside the handle.
+    public var displayName: String
+    /// Where the user's avatar image is served, or nil when they have none.
+    public var avatarURL: String?
+
+    public init(id: Int64, username: String, displayName: String, avatarURL: String? = nil) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.avatarURL = avatarURL
+    }
+}
+
+/// A user's profile page: who they are, their counts and whether the viewer follows them.
+public struct UserProfile: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var username: String
+    public var displayName: String
+    public var avatarURL: String?
+    /// How many posts the user has published.
+    public var postCount: Int
+    /// How many users follow this user.
+    public var followerCount: Int
+    /// How many users this user follows.
+    public var followingCount: Int
+    /// Whether the requesting user follows this user.
+    public var viewerFollows: Bool
+    /// When the account was created.
+    public var createdAt: Date
+
+    public init(
+        id: Int64, username: String, displayName: String, avatarURL: String?, postCount: Int,
+        followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date
+    ) {
+        self.id = id
+        self.username = username
+        self.displayName = displayName
+        self.avatarURL = avatarURL
+        self.postCount = postCount
+        self.followerCount = followerCount
+        self.followingCount = followingCount
+        self.viewerFollows = viewerFollows
+        self.createdAt = createdAt
+    }
+
+    /// The summary form of this profile.
+    public var summary: UserSummary {
+        UserSummary(id: id, username: username, displayName: displayName, avatarURL: avatarURL)
+    }
+}
+
+/// The answer to following or unfollowing a user.
+public struct FollowState: Codable, Sendable, Equatable {
+    /// The followed user's follower count after the change.
+    public var followerCount: Int
+    /// Whether the requesting user now follows them.
+    public var viewerFollows: Bool
+
+    public init(followerCount: Int, viewerFollows: Bool) {
+        self.followerCount = followerCount
+        self.viewerFollows = viewerFollows
+    }
+}

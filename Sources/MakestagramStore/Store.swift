@@ -1,0 +1,72 @@
+import MakestagramAPI
+
+/// Everything the server keeps, behind one protocol so that SQLite and (later) PostgreSQL can both serve it.
+///
+/// Every method is atomic: it either makes all of its change or none of it. Counts (likes, comments, follows,
+/// posts, reports) are kept by the store in the same transaction as the rows they count, so they are always exact.
+/// Methods that take a `viewer` compute the viewer-specific fields (`viewerHasLiked`, `viewerFollows`).
+public protocol Store: Sendable {
+    // MARK: Accounts and sessions
+
+    /// Creates a user. Throws ``StoreError/usernameTaken`` when the username exists in any letter case.
+    func createUser(_ user: NewUser) async throws -> UserProfile
+    /// The stored credentials for a username (any letter case), or nil when there is no such user.
+    func credentials(username: String) async throws -> Credentials?
+    /// Records a session whose bearer token hashes to `tokenHash`.
+    func createSession(userID: Int64, tokenHash: [UInt8]) async throws
+    /// Ends the session with this token hash; the token stops working at once. Unknown hashes are ignored.
+    func deleteSession(tokenHash: [UInt8]) async throws
+    /// The user a live session's token hash belongs to, or nil.
+    func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary?
+
+    // MARK: Users and follows
+
+    /// A user's profile as `viewer` sees it, or nil when there is no such user.
+    func profile(username: String, viewer: Int64) async throws -> UserProfile?
+    /// A user's profile by ID as `viewer` sees it.
+    func profile(id: Int64, viewer: Int64) async throws -> UserProfile?
+    /// Users whose username starts with `prefix`, shortest usernames first.
+    func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary]
+    /// Makes `viewer` follow or stop following `username`; idempotent. Throws `notFound` or `cannotFollowSelf`.
+    func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState
+    /// Those who follow `username`, most recent first. Nil when there is no such user.
+    func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
+    /// Those `username` follows, most recent first. Nil when there is no such user.
+    func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
+
+    // MARK: Posts
+
+    /// Stores a post whose variant files are already on disk.
+    func createPost(_ post: NewPost) async throws -> Post
+    /// One post as `viewer` sees it, or nil.
+    func post(id: Int64, viewer: Int64) async throws -> Post?
+    /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
+    /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
+    func deletePost(id: Int64, viewer: Int64) async throws -> [String]
+    /// The viewer's own posts and those of everyone they follow, newest first.
+    func timeline(viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
+    /// One user's posts, newest first; nil when there is no such user.
+    func posts(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>?
+
+    // MARK: Likes, comments and reports
+
+    /// Makes `viewer` like or unlike a post; idempotent. Throws `notFound` for an unknown post.
+    func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState
+    /// The users who liked a post, most recent first; nil when there is no such post.
+    func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
+    /// Adds a comment. Throws `notFound` for an unknown post.
+    func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment
+    /// A post's comments, oldest first; nil when there is no such post.
+    func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>?
+    /// Deletes a comment if `viewer` wrote it or wrote the post. Throws `notFound` or `forbidden`.
+    func deleteComment(id: Int64, viewer: Int64) async throws
+    /// Flags a post. Throws `notFound`, `cannotReportOwnPost` or `alreadyReported`.
+    func report(postID: Int64, reporter: Int64, reason: String) async throws
+    /// How many times a post has been reported (for moderators), or nil when there is no such post.
+    func reportCount(postID: Int64) async throws -> Int?
+
+    // MARK: Maintenance
+
+    /// Every media file name that some row references.
+    func referencedMediaFiles() async throws -> Set<String>
+}

@@ -1,0 +1,17 @@
+/// Why a store operation did not happen.
+public enum StoreError: Error, Sendable, Equatable {
+    /// The username is taken (letter case does not matter).
+    case usernameTaken
+    /// There is no such user, post or comment; the associated value names which.
+    case notFound(String)
+    /// The viewer may not change this item.
+    case forbidden
+    /// A user cannot follow themselves.
+    case cannotFollowSelf
+    /// A user cannot report their own post.
+    case cannotReportOwnPost
+    /// The user already reported this post.
+    case alreadyReported
+    /// The database failed; the associated value describes how. No change was made.
+    case database(String)
+}

@@ -1,0 +1,32 @@
+import Foundation
+import GRDB
+
+/// The SQLite database: one writer (a WAL-mode pool on disk, or an in-memory queue) migrated on open.
+public struct AppDatabase: Sendable {
+    /// The connection(s) every query goes through.
+    let writer: any DatabaseWriter
+
+    /// Opens the database at `path` in WAL mode, creating and migrating it as needed.
+    public init(path: String) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            // In WAL mode NORMAL keeps the database consistent after a crash at any point.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        configuration.maximumReaderCount = 8
+        try self.init(writer: DatabasePool(path: path, configuration: configuration))
+    }
+
+    /// Wraps an open database (a `DatabaseQueue()` in memory for quick tests) and migrates it.
+    public init(writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Named, append-only migrations: a released migration is never edited, only followed by a new one.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 users, posts, likes, comments, follows, reports", migrate: Schema.v1)
+        return migrator
+    }
+}

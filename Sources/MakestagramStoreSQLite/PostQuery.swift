@@ -1,0 +1,119 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+/// The one query shape that reads posts with everything a screen needs, in a single statement: author,
+/// variants, counts, whether the viewer liked each post and the latest likers' names.
+enum PostQuery {
+    /// Columns of a post row; binds `:viewer`.
+    static let columns = """
+        p.id, p.created_at, p.caption, p.width, p.height, p.full_file, p.full_width, p.full_height,
+        p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
+        u.id AS author_id, u.username, u.display_name, u.avatar_file,
+        EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
+        (SELECT group_concat(username, ' ') FROM (
+            SELECT lu.username FROM likes l JOIN users lu ON lu.id = l.user_id
+            WHERE l.post_id = p.id ORDER BY l.id DESC LIMIT \(Post.likersPreviewLimit))) AS likers
+        """
+
+    /// Decodes a row selected with ``columns``.
+    static func post(_ row: Row) -> Post {
+        let likers: String? = row["likers"]
+        return Post(
+            id: row["id"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]),
+            caption: row["caption"],
+            author: author(row),
+            image: PostImage(
+                width: row["width"], height: row["height"],
+                full: ImageVariant(
+                    url: MediaPath.url(for: row["full_file"]), width: row["full_width"], height: row["full_height"]),
+                thumb: ImageVariant(
+                    url: MediaPath.url(for: row["thumb_file"]), width: row["thumb_width"],
+                    height: row["thumb_height"])),
+            likeCount: row["like_count"],
+            commentCount: row["comment_count"],
+            viewerHasLiked: row["viewer_liked"],
+            likers: likers.map { $0.split(separator: " ").map(String.init) } ?? [],
+            version: row["version"])
+    }
+
+    /// Decodes `author_id, username, display_name, avatar_file` into a summary.
+    static func author(_ row: Row) -> UserSummary {
+        let avatar: String? = row["avatar_file"]
+        return UserSummary(
+            id: row["author_id"], username: row["username"], displayName: row["display_name"],
+            avatarURL: avatar.map(MediaPath.url(for:)))
+    }
+
+    /// Reads one page of a newest-first post list.
+    ///
+    /// - Parameters:
+    ///   - from: the FROM/JOIN clause; it must name posts `p` and their authors `u`.
+    ///   - filter: a condition on the rows (may bind named arguments given in `arguments`).
+    ///   - key: the column that orders the list (descending) and is used as the page key.
+    static func page(
+        _ db: Database, from: String, filter: String, key: String, arguments: StatementArguments,
+        viewer: Int64, page: PageRequest
+    ) throws -> PageResult<Post> {
+        var arguments = arguments
+        _ = arguments.append(contentsOf: ["viewer": viewer, "limit": page.limit + 1])
+        let keyCondition: String
+        let order: String
+        switch page.position {
+        case .start:
+            keyCondition = "1"
+            order = "DESC"
+        case .after(let after):
+            keyCondition = "\(key) < :key"
+            order = "DESC"
+            _ = arguments.append(contentsOf: ["key": after])
+        case .newerThan(let newer):
+            keyCondition = "\(key) > :key"
+            order = "ASC"
+            _ = arguments.append(contentsOf: ["key": newer])
+        }
+        let sql = """
+            SELECT \(columns) FROM \(from)
+            WHERE \(filter) AND \(keyCondition) ORDER BY \(key) \(order) LIMIT :limit
+            """
+        var posts = try Row.fetchAll(db, sql: sql, arguments: arguments).map(post)
+        let hasMore = posts.count > page.limit
+        if hasMore { posts.removeLast() }
+        if case .newerThan(let newer) = page.position {
+            // The posts just above the key, oldest first, so that repeating with the new top fills any gap.
+            posts.reverse()
+            return PageResult(items: posts, nextKey: nil, newestKey: posts.first?.id ?? newer)
+        }
+        return PageResult(items: posts, nextKey: hasMore ? posts.last?.id : nil, newestKey: posts.first?.id)
+    }
+}
+
+extension StatementArguments {
+    /// Keyset condition and bound value for simple lists ordered by `key`.
+    static func keyset(_ page: PageRequest, key: String, descending: Bool) -> (String, StatementArguments) {
+        switch page.position {
+        case .start, .newerThan:
+            return ("1", [:])
+        case .after(let after):
+            return ("\(key) \(descending ? "<" : ">") :key", ["key": after])
+        }
+    }
+}
+
+/// Reads a simple keyset page: rows carry their key in a column named `page_key`.
+func fetchPage<Item>(
+    _ db: Database, sql: (String) -> String, arguments: StatementArguments, key: String, descending: Bool,
+    page: PageRequest, decode: (Row) -> Item
+) throws -> PageResult<Item> {
+    let (condition, keyArguments) = StatementArguments.keyset(page, key: key, descending: descending)
+    var arguments = arguments
+    _ = arguments.append(contentsOf: keyArguments)
+    _ = arguments.append(contentsOf: ["limit": page.limit + 1])
+    var rows = try Row.fetchAll(db, sql: sql(condition), arguments: arguments)
+    let hasMore = rows.count > page.limit
+    if hasMore { rows.removeLast() }
+    let nextKey: Int64? = hasMore ? rows.last?["page_key"] : nil
+    return PageResult(items: rows.map(decode), nextKey: nextKey)
+}

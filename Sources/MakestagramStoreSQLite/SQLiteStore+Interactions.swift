@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+extension SQLiteStore {
+    static func postExists(_ db: Database, _ id: Int64) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM posts WHERE id = ?)", arguments: [id]) ?? false
+    }
+
+    public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
+        try await write { db in
+            guard let _ = try Int.fetchOne(db, sql: "SELECT 1 FROM posts WHERE id = ?", arguments: [postID]) else {
+                throw StoreError.notFound("post")
+            }
+            if liked {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)",
+                    arguments: [postID, viewer, Self.now])
+            } else {
+                try db.execute(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?", arguments: [postID, viewer])
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = ?", arguments: [postID])
+            return LikeState(likeCount: count ?? 0, viewerHasLiked: liked)
+        }
+    }
+
+    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
+        try await read { db in
+            guard try Self.postExists(db, postID) else { return nil }
+            return try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT l.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM likes l JOIN users u ON u.id = l.user_id
+                    WHERE l.post_id = :post AND \(condition) ORDER BY l.id DESC LIMIT :limit
+                    """
+                }, arguments: ["post": postID], key: "l.id", descending: true, page: page, decode: PostQuery.author)
+        }
+    }
+
+    static let commentColumns = """
+        c.id, c.id AS page_key, c.post_id, c.text, c.created_at,
+        u.id AS author_id, u.username, u.display_name, u.avatar_file
+        """
+
+    static func comment(_ row: Row) -> Comment {
+        Comment(
+            id: row["id"], postId: row["post_id"], author: PostQuery.author(row), text: row["text"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
+        try await write { db in
+            guard try Self.postExists(db, postID) else { throw StoreError.notFound("post") }
+            try db.execute(
+                sql: "INSERT INTO comments (post_id, author_id, text, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [postID, author, text, Self.now])
+            let row = try Row.fetchOne(
+                db,
+                sql: "SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id WHERE c.id = ?",
+                arguments: [db.lastInsertedRowID])
+            guard let row else { throw StoreError.notFound("comment") }
+            return Self.comment(row)
+        }
+    }
+
+    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
+        try await read { db in
+            guard try Self.postExists(db, postID) else { return nil }
+            return try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id
+                    WHERE c.post_id = :post AND \(condition) ORDER BY c.id ASC LIMIT :limit
+                    """
+                }, arguments: ["post": postID], key: "c.id", descending: false, page: page, decode: Self.comment)
+        }
+    }
+
+    public func deleteComment(id: Int64, viewer: Int64) async throws {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT c.author_id, p.author_id AS post_author FROM comments c
+                        JOIN posts p ON p.id = c.post_id WHERE c.id = ?
+                        """, arguments: [id])
+            else { throw StoreError.notFound("comment") }
+            guard row["author_id"] == viewer || row["post_author"] == viewer else { throw StoreError.forbidden }
+            try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+        }
+    }
+
+    public func report(postID: Int64, reporter: Int64, reason: String) async throws {
+        try await write { db in
+            guard let author = try Int64.fetchOne(db, sql: "SELECT author_id FROM posts WHERE id = ?", arguments: [postID])
+            else { throw StoreError.notFound("post") }
+            if author == reporter { throw StoreError.cannotReportOwnPost }
+            do {
+                try db.execute(
+                    sql: "INSERT INTO reports (post_id, reporter_id, reason, created_at) VALUES (?, ?, ?, ?)",
+                    arguments: [postID, reporter, reason, Self.now])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StoreError.alreadyReported
+            }
+        }
+    }
+
+    public func reportCount(postID: Int64) async throws -> Int? {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT report_count FROM posts WHERE id = ?", arguments: [postID])
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+extension SQLiteStore {
+    static func post(_ db: Database, id: Int64, viewer: Int64) throws -> Post? {
+        try Row.fetchOne(
+            db,
+            sql: "SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = :id",
+            arguments: ["id": id, "viewer": viewer]
+        ).map(PostQuery.post)
+    }
+
+    public func createPost(_ post: NewPost) async throws -> Post {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
+                      thumb_file, thumb_width, thumb_height, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
+                    post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height, Self.now,
+                ])
+            guard let created = try Self.post(db, id: db.lastInsertedRowID, viewer: post.authorID) else {
+                throw StoreError.notFound("post")
+            }
+            return created
+        }
+    }
+
+    public func post(id: Int64, viewer: Int64) async throws -> Post? {
+        try await read { db in try Self.post(db, id: id, viewer: viewer) }
+    }
+
+    public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT author_id, full_file, thumb_file FROM posts WHERE id = ?", arguments: [id])
+            else { throw StoreError.notFound("post") }
+            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
+            return [row["full_file"], row["thumb_file"]]
+        }
+    }
+
+    public func timeline(viewer: Int64, page: PageRequest) async throws -> PageResult<Post> {
+        try await read { db in
+            try PostQuery.page(
+                db, from: "feed f JOIN posts p ON p.id = f.post_id JOIN users u ON u.id = p.author_id",
+                filter: "f.user_id = :viewer", key: "f.post_id", arguments: [:], viewer: viewer, page: page)
+        }
+    }
+
+    public func posts(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>? {
+        try await read { db in
+            guard let author = try Self.userID(db, username: username) else { return nil }
+            return try PostQuery.page(
+                db, from: "posts p JOIN users u ON u.id = p.author_id", filter: "p.author_id = :author",
+                key: "p.id", arguments: ["author": author], viewer: viewer, page: page)
+        }
+    }
+}

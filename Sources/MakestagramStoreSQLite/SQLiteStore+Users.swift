@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+extension SQLiteStore {
+    static func profile(_ db: Database, where condition: String, argument: any DatabaseValueConvertible, viewer: Int64)
+        throws -> UserProfile?
+    {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
+                FROM users u WHERE \(condition.replacingOccurrences(of: "?", with: ":value"))
+                """,
+            arguments: ["viewer": viewer, "value": argument]
+        ).map { row in
+            let avatar: String? = row["avatar_file"]
+            return UserProfile(
+                id: row["id"], username: row["username"], displayName: row["display_name"],
+                avatarURL: avatar.map(MediaPath.url(for:)), postCount: row["post_count"],
+                followerCount: row["follower_count"], followingCount: row["following_count"],
+                viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+        }
+    }
+
+    static func userID(_ db: Database, username: String) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE username = ?", arguments: [username])
+    }
+
+    public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
+        try await read { db in try Self.profile(db, where: "u.username = ?", argument: username, viewer: viewer) }
+    }
+
+    public func profile(id: Int64, viewer: Int64) async throws -> UserProfile? {
+        try await read { db in try Self.profile(db, where: "u.id = ?", argument: id, viewer: viewer) }
+    }
+
+    public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {
+        let escaped = prefix.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id AS author_id, username, display_name, avatar_file FROM users
+                    WHERE username LIKE ? ESCAPE '\\' ORDER BY length(username), username LIMIT ?
+                    """,
+                arguments: [escaped + "%", limit]
+            ).map(PostQuery.author)
+        }
+    }
+
+    public func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState {
+        try await write { db in
+            guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
+            if target == viewer { throw StoreError.cannotFollowSelf }
+            if following {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)",
+                    arguments: [viewer, target, Self.now])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?", arguments: [viewer, target])
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [target])
+            return FollowState(followerCount: count ?? 0, viewerFollows: following)
+        }
+    }
+
+    public func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
+        try await followList(username: username, page: page, match: "followee_id", show: "follower_id")
+    }
+
+    public func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
+        try await followList(username: username, page: page, match: "follower_id", show: "followee_id")
+    }
+
+    private func followList(username: String, page: PageRequest, match: String, show: String) async throws
+        -> PageResult<UserSummary>?
+    {
+        try await read { db in
+            guard let id = try Self.userID(db, username: username) else { return nil }
+            return try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT f.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM follows f JOIN users u ON u.id = f.\(show)
+                    WHERE f.\(match) = :id AND \(condition) ORDER BY f.id DESC LIMIT :limit
+                    """
+                }, arguments: ["id": id], key: "f.id", descending: true, page: page, decode: PostQuery.author)
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+/// The ``Store`` on SQLite: every write is one transaction, and the schema's triggers keep the counts exact.
+public struct SQLiteStore: Store {
+    let database: AppDatabase
+
+    public init(database: AppDatabase) {
+        self.database = database
+    }
+
+    /// Runs a write transaction, translating database failures into ``StoreError``.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.writer.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.database(error.description)
+        }
+    }
+
+    /// Runs a read, translating database failures into ``StoreError``.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await database.writer.read(body)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.database(error.description)
+        }
+    }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    // MARK: Accounts and sessions
+
+    public func createUser(_ user: NewUser) async throws -> UserProfile {
+        try await write { db in
+            do {
+                try db.execute(
+                    sql: "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)",
+                    arguments: [user.username, user.displayName, user.passwordHash, Self.now])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StoreError.usernameTaken
+            }
+            let id = db.lastInsertedRowID
+            guard let profile = try Self.profile(db, where: "u.id = ?", argument: id, viewer: id) else {
+                throw StoreError.notFound("user")
+            }
+            return profile
+        }
+    }
+
+    public func credentials(username: String) async throws -> Credentials? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT id, password_hash FROM users WHERE username = ?", arguments: [username])
+                .map { Credentials(userID: $0["id"], passwordHash: $0["password_hash"]) }
+        }
+    }
+
+    public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                arguments: [Data(tokenHash), userID, Self.now])
+        }
+    }
+
+    public func deleteSession(tokenHash: [UInt8]) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
+        }
+    }
+
+    public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
+                    """,
+                arguments: [Data(tokenHash)]
+            ).map(PostQuery.author)
+        }
+    }
+
+    // MARK: Maintenance
+
+    public func referencedMediaFiles() async throws -> Set<String> {
+        try await read { db in
+            let rows = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
+                    UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
+                    """)
+            return Set(rows)
+        }
+    }
+}
