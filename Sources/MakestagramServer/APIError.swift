@@ -1,0 +1,160 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MakestagramAPI
+import MakestagramStore
+import NIOCore
+import Photos
+
+/// Every error a client can get, each with its HTTP status and stable code. Mapped to problem details in one place.
+enum APIError: Error, Sendable {
+    /// The request body is not valid JSON or does not have the expected fields and types.
+    case malformedBody(String)
+    /// A field is present but its value is not allowed.
+    case invalidField(field: String, reason: String)
+    /// A query parameter is not allowed.
+    case invalidParameter(name: String, reason: String)
+    /// A pagination cursor was not one the server issued.
+    case invalidCursor
+    /// No bearer token, or one that does not belong to a live session.
+    case unauthorized
+    /// Username or password is wrong (the same answer for an unknown user, so usernames cannot be probed).
+    case invalidCredentials
+    /// Too many failed log-ins for one account; retry after the given number of seconds.
+    case tooManyAttempts(retryAfter: Int)
+    /// The username is taken.
+    case usernameTaken
+    /// There is no such user, post, comment or route.
+    case notFound(String)
+    /// The viewer may not change this item.
+    case forbidden(String)
+    /// The request conflicts with the current state (following yourself, reporting twice, …).
+    case conflict(code: String, detail: String)
+    /// The request body is larger than the limit.
+    case payloadTooLarge(limit: Int)
+    /// The upload is not JPEG, PNG, WebP or HEIC, or the body is not of the expected media type.
+    case unsupportedMediaType(String)
+    /// The image is broken, truncated or too large in pixels.
+    case invalidImage(code: String, detail: String)
+    /// The HTTP method is not allowed, or another framework-level client error.
+    case http(HTTPResponse.Status, String)
+    /// Something failed on the server; the detail is deliberately generic.
+    case internalError
+
+    var problem: Problem {
+        switch self {
+        case .malformedBody(let detail):
+            Problem(status: 400, code: "malformed_body", title: "Malformed request body", detail: detail)
+        case .invalidField(let field, let reason):
+            Problem(status: 422, code: "invalid_field", title: "Invalid field", detail: "\(field): \(reason)")
+        case .invalidParameter(let name, let reason):
+            Problem(status: 400, code: "invalid_parameter", title: "Invalid parameter", detail: "\(name): \(reason)")
+        case .invalidCursor:
+            Problem(
+                status: 400, code: "invalid_cursor", title: "Invalid cursor",
+                detail: "The cursor is not one this server issued; start again without a cursor.")
+        case .unauthorized:
+            Problem(
+                status: 401, code: "unauthorized", title: "Authentication required",
+                detail: "Send a valid token as 'Authorization: Bearer <token>'; log in to get one.")
+        case .invalidCredentials:
+            Problem(
+                status: 401, code: "invalid_credentials", title: "Wrong username or password",
+                detail: "The username or password is wrong.")
+        case .tooManyAttempts(let seconds):
+            Problem(
+                status: 429, code: "too_many_attempts", title: "Too many failed log-ins",
+                detail: "Too many failed log-ins for this account; try again in \(seconds) seconds.")
+        case .usernameTaken:
+            Problem(
+                status: 409, code: "username_taken", title: "Username taken",
+                detail: "That username is taken; choose another.")
+        case .notFound(let what):
+            Problem(status: 404, code: "not_found", title: "Not found", detail: "There is no such \(what).")
+        case .forbidden(let detail):
+            Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
+        case .conflict(let code, let detail):
+            Problem(status: 409, code: code, title: "Conflict", detail: detail)
+        case .payloadTooLarge(let limit):
+            Problem(
+                status: 413, code: "payload_too_large", title: "Upload too large",
+                detail: "The request body is larger than the limit of \(limit) bytes.")
+        case .unsupportedMediaType(let detail):
+            Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type", detail: detail)
+        case .invalidImage(let code, let detail):
+            Problem(status: 422, code: code, title: "Invalid image", detail: detail)
+        case .http(let status, let detail):
+            Problem(
+                status: status.code, code: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"),
+                title: status.reasonPhrase, detail: detail)
+        case .internalError:
+            Problem(
+                status: 500, code: "internal_error", title: "Internal server error",
+                detail: "The server failed; nothing was changed. Try again later.")
+        }
+    }
+}
+
+extension APIError: HTTPResponseError {
+    var status: HTTPResponse.Status { .init(code: problem.status) }
+
+    var headers: HTTPFields {
+        var fields: HTTPFields = [.contentType: "application/problem+json"]
+        if case .tooManyAttempts(let seconds) = self { fields[.retryAfter] = String(seconds) }
+        if case .unauthorized = self { fields[.wwwAuthenticate] = "Bearer" }
+        return fields
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let data = (try? JSONEncoder().encode(problem)) ?? Data()
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension APIError {
+    /// The client-facing error for any error thrown while handling a request.
+    init(_ error: any Error) {
+        switch error {
+        case let error as APIError: self = error
+        case let error as StoreError: self.init(error)
+        case let error as PhotoError: self.init(error)
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: self = .notFound("route")
+            case .contentTooLarge: self = .payloadTooLarge(limit: 0)
+            default: self = .http(error.status, error.body ?? error.status.reasonPhrase)
+            }
+        case let error as any HTTPResponseError where error.status.code < 500:
+            self = .http(error.status, error.status.reasonPhrase)
+        default: self = .internalError
+        }
+    }
+
+    init(_ error: StoreError) {
+        switch error {
+        case .usernameTaken: self = .usernameTaken
+        case .notFound(let what): self = .notFound(what)
+        case .forbidden: self = .forbidden("Only the author can do that.")
+        case .cannotFollowSelf: self = .conflict(code: "cannot_follow_self", detail: "You cannot follow yourself.")
+        case .cannotReportOwnPost:
+            self = .conflict(code: "cannot_report_own_post", detail: "You cannot report your own post.")
+        case .alreadyReported:
+            self = .conflict(code: "already_reported", detail: "You have already reported this post.")
+        case .database: self = .internalError
+        }
+    }
+
+    init(_ error: PhotoError) {
+        switch error {
+        case .unsupportedFormat:
+            self = .unsupportedMediaType("The file is not a JPEG, PNG, WebP or HEIC photo.")
+        case .tooManyPixels(let width, let height, let limit):
+            self = .invalidImage(
+                code: "image_too_large",
+                detail: "The image is \(width)×\(height) pixels; at most \(limit / 1_000_000) megapixels are allowed.")
+        case .invalidImage:
+            self = .invalidImage(code: "invalid_image", detail: "The image is broken or truncated and cannot be read.")
+        case .processingFailed: self = .internalError
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import Logging
+import MakestagramStore
+import MakestagramStoreSQLite
+import Photos
+
+/// Why the server could not start.
+public enum StartupError: Error, CustomStringConvertible {
+    /// libvips could not be initialised (is libvips installed?).
+    case imageLibraryUnavailable
+
+    public var description: String {
+        switch self {
+        case .imageLibraryUnavailable: "libvips failed to start; install libvips (Debian: apt-get install libvips-dev)"
+        }
+    }
+}
+
+/// Opens (creating and migrating) the data folder, sweeps stray media, seeds demo data if asked, and returns the
+/// application ready to run.
+public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    var logger = Logger(label: "makestagram")
+    logger.logLevel = configuration.logLevel
+    guard PhotoProcessor.prepare() else { throw StartupError.imageLibraryUnavailable }
+    try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+    let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath))
+    let media = try MediaStore(directory: configuration.mediaDirectory)
+    let swept = try media.sweep(keeping: try await store.referencedMediaFiles())
+    if swept > 0 { logger.notice("removed media files no post refers to", metadata: ["count": "\(swept)"]) }
+    let worker = PhotoWorker(
+        processor: PhotoProcessor(maxPixels: configuration.maxPixels), media: media,
+        concurrency: configuration.imageConcurrency)
+    if configuration.demo {
+        try await DemoData(store: store, worker: worker, bcryptCost: configuration.bcryptCost).seed(logger: logger)
+    }
+    let router = buildRouter(store: store, worker: worker, configuration: configuration)
+    return Application(
+        router: router,
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
+        logger: logger)
+}
+
+/// All routes and middleware over one store.
+func buildRouter<S: Store>(store: S, worker: PhotoWorker, configuration: ServerConfiguration)
+    -> Router<AppRequestContext>
+{
+    let router = Router(context: AppRequestContext.self)
+    _ = MetricsBootstrap.registry
+    router.add(middleware: MetricsMiddleware())
+    router.add(middleware: ProblemMiddleware())
+    router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
+    router.addRoutes(MediaController(media: worker.media).routes)
+    let accounts = AccountsController(
+        store: store, throttle: LoginThrottle(), bcryptCost: max(10, configuration.bcryptCost))
+    router.group("api/v1").addRoutes(accounts.publicRoutes)
+    let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
+    api.addRoutes(accounts.routes)
+    api.addRoutes(UsersController(store: store).routes)
+    api.addRoutes(PostsController(store: store, worker: worker, maxUploadBytes: configuration.maxUploadBytes).routes)
+    api.addRoutes(InteractionsController(store: store).routes)
+    return router
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MakestagramAPI
+import MakestagramStore
+import Metrics
+
+/// Posting photos, reading and deleting posts, and the home timeline.
+struct PostsController<S: Store>: Sendable {
+    let store: S
+    let worker: PhotoWorker
+    /// The largest upload body, in bytes.
+    let maxUploadBytes: Int
+
+    var routes: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("posts", use: create)
+        routes.get("posts/:id", use: show)
+        routes.delete("posts/:id", use: delete)
+        routes.get("timeline", use: timeline)
+        return routes
+    }
+
+    @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Post> {
+        let user = try context.requireUser()
+        do {
+            let form = try await MultipartForm.read(request, limit: maxUploadBytes)
+            let caption = try Self.caption(form.parts["caption"])
+            guard let image = form.parts["image"], image.data.readableBytes > 0 else {
+                throw APIError.invalidField(field: "image", reason: "attach the photo as the form field 'image'")
+            }
+            let stored = try await worker.store(Data(buffer: image.data))
+            let post: Post
+            do {
+                post = try await store.createPost(
+                    NewPost(
+                        authorID: user.id, caption: caption, width: stored.width, height: stored.height,
+                        full: stored.full, thumb: stored.thumb))
+            } catch {
+                worker.media.remove(stored.fileNames)
+                throw error
+            }
+            Counter(label: "makestagram_uploads_total", dimensions: [("result", "accepted")]).increment()
+            context.logger.info("post created", metadata: ["post": "\(post.id)"])
+            return EditedResponse(status: .created, response: post)
+        } catch {
+            Counter(label: "makestagram_uploads_total", dimensions: [("result", "rejected")]).increment()
+            throw error
+        }
+    }
+
+    /// The caption field: UTF-8 text of at most 2,200 characters; absent means empty.
+    static func caption(_ part: MultipartForm.Part?) throws -> String {
+        guard var data = part?.data else { return "" }
+        guard data.readableBytes <= 4 * Limits.captionLength.upperBound,
+            let text = data.readString(length: data.readableBytes, encoding: .utf8)
+        else { throw APIError.invalidField(field: "caption", reason: "use at most 2,200 characters of UTF-8 text") }
+        let caption = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard Limits.captionLength.contains(caption.unicodeScalars.count) else {
+            throw APIError.invalidField(field: "caption", reason: "use at most 2,200 characters")
+        }
+        return caption
+    }
+
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Post {
+        let user = try context.requireUser()
+        guard let post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
+            throw APIError.notFound("post")
+        }
+        return post
+    }
+
+    @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try context.requireUser()
+        let files = try await store.deletePost(id: try context.id("id", of: "post"), viewer: user.id)
+        // After the row is gone; a crash before this line leaves files that the start-up sweep removes.
+        worker.media.remove(files)
+        return .noContent
+    }
+
+    @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> Page<Post> {
+        let user = try context.requireUser()
+        return try await store.timeline(viewer: user.id, page: try request.pageRequest(list: "timeline"))
+            .page("timeline")
+    }
+}

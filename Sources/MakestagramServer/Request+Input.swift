@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import MakestagramAPI
+import MakestagramStore
+
+extension Request {
+    /// The largest JSON body any endpoint accepts.
+    static let maxJSONBytes = 64 * 1024
+
+    /// Decodes a JSON body, answering 400 with the reason (which field, what was wrong) when it cannot.
+    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await body.collect(upTo: Self.maxJSONBytes)
+        } catch {
+            throw APIError.payloadTooLarge(limit: Self.maxJSONBytes)
+        }
+        do {
+            return try JSONCoding.decoder().decode(T.self, from: Data(buffer: buffer))
+        } catch let error as DecodingError {
+            throw APIError.malformedBody(Self.describe(error))
+        } catch {
+            throw APIError.malformedBody("The body is not valid JSON.")
+        }
+    }
+
+    private static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "Missing field '\(path(context.codingPath + [key]))'."
+        case .typeMismatch(let type, let context):
+            return "Field '\(path(context.codingPath))' must be of type \(type)."
+        case .valueNotFound(let type, let context):
+            return "Field '\(path(context.codingPath))' must be a \(type), not null."
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty
+                ? "The body is not valid JSON." : "Field '\(path(context.codingPath))' is not valid."
+        @unknown default:
+            return "The body does not have the expected form."
+        }
+    }
+
+    /// `limit` and `cursor` query parameters as a page request for `list`.
+    func pageRequest(list: String) throws -> PageRequest {
+        let query = uri.queryParameters
+        var limit = Limits.defaultPageSize
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...Limits.maxPageSize).contains(value) else {
+                throw APIError.invalidParameter(name: "limit", reason: "must be a whole number from 1 to 100")
+            }
+            limit = value
+        }
+        let position = try query.get("cursor").map { try Cursor.decode($0, list: list) } ?? .start
+        return PageRequest(position: position, limit: limit)
+    }
+}
+
+extension AppRequestContext {
+    /// A numeric ID path parameter; an ID that cannot exist is simply not found.
+    func id(_ name: String, of what: String) throws -> Int64 {
+        guard let text = parameters.get(name), let id = Int64(text), id > 0 else { throw APIError.notFound(what) }
+        return id
+    }
+
+    /// A username path parameter, lower-cased; a name that cannot exist is not found.
+    func username(_ name: String = "username") throws -> String {
+        guard let text = parameters.get(name)?.removingPercentEncoding?.lowercased(), Limits.isValidUsername(text)
+        else { throw APIError.notFound("user") }
+        return text
+    }
+}
+
+extension UserSummary: ResponseEncodable {}
+extension UserProfile: ResponseEncodable {}
+extension Post: ResponseEncodable {}
+extension Comment: ResponseEncodable {}
+extension LikeState: ResponseEncodable {}
+extension FollowState: ResponseEncodable {}
+extension AuthResponse: ResponseEncodable {}
+extension Page: ResponseEncodable {}

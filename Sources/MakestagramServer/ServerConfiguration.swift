@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+
+/// Everything `makestagram serve` can be told.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on.
+    public var host = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one.
+    public var port = 8080
+    /// Where the database and media live.
+    public var dataDirectory = URL(fileURLWithPath: "makestagram-data")
+    /// The largest upload body, in bytes.
+    public var maxUploadBytes = 20 * 1024 * 1024
+    /// The most pixels an uploaded image may have.
+    public var maxPixels = 50_000_000
+    /// How many uploads are decoded at once (each may need ~4 bytes per pixel of memory).
+    public var imageConcurrency = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// The bcrypt work factor for new passwords (at least 10).
+    public var bcryptCost: UInt8 = 10
+    /// Seeds demo users, follows, posts, likes and comments (once).
+    public var demo = false
+    /// The least severe log level written.
+    public var logLevel: Logger.Level = .info
+
+    public init() {}
+
+    /// The SQLite file inside the data folder.
+    var databasePath: String { dataDirectory.appendingPathComponent("makestagram.sqlite").path }
+    /// The media folder inside the data folder.
+    var mediaDirectory: URL { dataDirectory.appendingPathComponent("media", isDirectory: true) }
+}

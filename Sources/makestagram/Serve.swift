@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import MakestagramServer
+
+/// `makestagram serve`: runs the HTTP server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Makestagram server.",
+        discussion: """
+            With no options it listens on 127.0.0.1:8080 and keeps everything (SQLite database and photos) in \
+            ./makestagram-data, creating and migrating it as needed. Every option can also be set with the \
+            environment variable named in its help; an option on the command line wins.
+            """)
+
+    static let environment = ProcessInfo.processInfo.environment
+
+    @Option(help: "Address to listen on (MAKESTAGRAM_HOST).")
+    var host = environment["MAKESTAGRAM_HOST"] ?? "127.0.0.1"
+
+    @Option(help: "Port to listen on; 0 picks a free port (MAKESTAGRAM_PORT).")
+    var port = environment["MAKESTAGRAM_PORT"].flatMap(Int.init) ?? 8080
+
+    @Option(name: .customLong("data"), help: "Folder for the database and media (MAKESTAGRAM_DATA).")
+    var dataDirectory = environment["MAKESTAGRAM_DATA"] ?? "makestagram-data"
+
+    @Option(help: "Largest upload in bytes; larger bodies get 413 (MAKESTAGRAM_MAX_UPLOAD_BYTES).")
+    var maxUploadBytes = environment["MAKESTAGRAM_MAX_UPLOAD_BYTES"].flatMap(Int.init) ?? 20 * 1024 * 1024
+
+    @Option(help: "Most pixels an uploaded image may have; more gets 422 (MAKESTAGRAM_MAX_PIXELS).")
+    var maxPixels = environment["MAKESTAGRAM_MAX_PIXELS"].flatMap(Int.init) ?? 50_000_000
+
+    @Option(help: "Uploads decoded at once; bounds memory (MAKESTAGRAM_IMAGE_CONCURRENCY).")
+    var imageConcurrency =
+        environment["MAKESTAGRAM_IMAGE_CONCURRENCY"].flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical (MAKESTAGRAM_LOG_LEVEL).")
+    var logLevel = environment["MAKESTAGRAM_LOG_LEVEL"] ?? "info"
+
+    @Flag(help: "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments.")
+    var demo = environment["MAKESTAGRAM_DEMO"] == "1"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+        guard maxUploadBytes > 0 else { throw ValidationError("--max-upload-bytes must be positive") }
+        guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
+        guard imageConcurrency > 0 else { throw ValidationError("--image-concurrency must be positive") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        configuration.host = host
+        configuration.port = port
+        configuration.dataDirectory = URL(fileURLWithPath: dataDirectory)
+        configuration.maxUploadBytes = maxUploadBytes
+        configuration.maxPixels = maxPixels
+        configuration.imageConcurrency = imageConcurrency
+        configuration.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        configuration.demo = demo
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let app = try await buildApplication(configuration)
+        try await app.runService()
+    }
+}
