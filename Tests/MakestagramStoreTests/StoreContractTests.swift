@@ -1,0 +1,239 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import Testing
+
+/// The storage contract: every ``Store`` implementation must pass all of these.
+@Suite struct StoreContractTests {
+    func withStore(_ factory: StoreFactory, _ body: (any Store) async throws -> Void) async throws {
+        let (store, cleanup) = try factory.make()
+        defer { cleanup() }
+        try await body(store)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func usernamesAreUniqueRegardlessOfCase(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            _ = try await store.user("alice")
+            await #expect(throws: StoreError.usernameTaken) {
+                _ = try await store.createUser(NewUser(username: "alice", displayName: "A", passwordHash: "y"))
+            }
+            #expect(try await store.credentials(username: "Alice")?.passwordHash == "x")
+            // Handles are stored lower-case; the schema refuses anything else outright.
+            await #expect(throws: StoreError.self) {
+                _ = try await store.createUser(NewUser(username: "Bob", displayName: "B", passwordHash: "x"))
+            }
+            #expect(try await store.credentials(username: "nobody") == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func sessionsEndAtOnce(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let hash = [UInt8](repeating: 7, count: 32)
+            try await store.createSession(userID: alice, tokenHash: hash)
+            #expect(try await store.sessionUser(tokenHash: hash)?.username == "alice")
+            try await store.deleteSession(tokenHash: hash)
+            #expect(try await store.sessionUser(tokenHash: hash) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func followsAreIdempotentAndCounted(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            #expect(try await store.setFollow(viewer: bob, username: "alice", following: true).followerCount == 1)
+            #expect(try await store.setFollow(viewer: bob, username: "alice", following: true).followerCount == 1)
+            let profile = try #require(try await store.profile(username: "alice", viewer: bob))
+            #expect(profile.followerCount == 1 && profile.viewerFollows)
+            #expect(try await store.profile(id: bob, viewer: alice)?.followingCount == 1)
+            #expect(try await store.followers(username: "alice", page: .init(limit: 10))?.items.map(\.username) == ["bob"])
+            #expect(try await store.following(username: "bob", page: .init(limit: 10))?.items.map(\.id) == [alice])
+            #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
+            #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
+            await #expect(throws: StoreError.cannotFollowSelf) {
+                _ = try await store.setFollow(viewer: bob, username: "bob", following: true)
+            }
+            await #expect(throws: StoreError.notFound("user")) {
+                _ = try await store.setFollow(viewer: bob, username: "nobody", following: true)
+            }
+            #expect(try await store.followers(username: "nobody", page: .init(limit: 10)) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func timelineHoldsOwnAndFollowedPostsOnly(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let early = try await store.photoPost(by: carol)
+            let own = try await store.photoPost(by: alice)
+            let bobs = try await store.photoPost(by: bob)
+            #expect(try await store.allTimeline(alice, pageSize: 10) == [own])
+            _ = try await store.setFollow(viewer: alice, username: "bob", following: true)
+            _ = try await store.setFollow(viewer: alice, username: "carol", following: true)
+            // Following brings the followee's earlier posts in, newest first.
+            #expect(try await store.allTimeline(alice, pageSize: 10) == [bobs, own, early])
+            let later = try await store.photoPost(by: bob)
+            #expect(try await store.allTimeline(alice, pageSize: 10) == [later, bobs, own, early])
+            _ = try await store.setFollow(viewer: alice, username: "bob", following: false)
+            #expect(try await store.allTimeline(alice, pageSize: 10) == [own, early])
+            #expect(try await store.posts(username: "bob", viewer: alice, page: .init(limit: 10))?.items.map(\.id) == [later, bobs])
+            #expect(try await store.posts(username: "nobody", viewer: alice, page: .init(limit: 10)) == nil)
+            #expect(try await store.profile(username: "bob", viewer: alice)?.postCount == 2)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func pagesNeverRepeatOrSkipWhenPostsComeAndGo(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            var posts: [Int64] = []
+            for index in 0..<25 { posts.append(try await store.photoPost(by: alice, caption: "\(index)")) }
+            let first = try await store.timeline(viewer: alice, page: .init(limit: 10))
+            #expect(first.items.map(\.id) == Array(posts.reversed().prefix(10)))
+            // New posts on top and a deleted post on the next page do not shift what the next page returns.
+            let newer = [try await store.photoPost(by: alice), try await store.photoPost(by: alice)]
+            _ = try await store.deletePost(id: posts[12], viewer: alice)
+            let second = try await store.timeline(
+                viewer: alice, page: .init(position: .after(try #require(first.nextKey)), limit: 10))
+            let expected = Array(posts.reversed().dropFirst(10).filter { $0 != posts[12] }.prefix(10))
+            #expect(second.items.map(\.id) == expected)
+            // Pull to refresh: only what is newer than the top the client has, repeated until there is no more.
+            let refresh = try await store.timeline(
+                viewer: alice, page: .init(position: .newerThan(try #require(first.newestKey)), limit: 1))
+            #expect(refresh.items.map(\.id) == [newer[0]])
+            let refresh2 = try await store.timeline(
+                viewer: alice, page: .init(position: .newerThan(try #require(refresh.newestKey)), limit: 1))
+            #expect(refresh2.items.map(\.id) == [newer[1]])
+            let refresh3 = try await store.timeline(
+                viewer: alice, page: .init(position: .newerThan(try #require(refresh2.newestKey)), limit: 5))
+            #expect(refresh3.items.isEmpty && refresh3.newestKey == newer[1])
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func likesAreIdempotentExactAndViewerSpecific(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let post = try await store.photoPost(by: alice)
+            #expect(try await store.setLike(postID: post, viewer: bob, liked: true) == LikeState(likeCount: 1, viewerHasLiked: true))
+            #expect(try await store.setLike(postID: post, viewer: bob, liked: true) == LikeState(likeCount: 1, viewerHasLiked: true))
+            _ = try await store.setLike(postID: post, viewer: carol, liked: true)
+            let seenByAlice = try #require(try await store.post(id: post, viewer: alice))
+            #expect(seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
+            #expect(try await store.post(id: post, viewer: bob)?.viewerHasLiked == true)
+            #expect(try await store.likers(postID: post, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
+            #expect(try await store.setLike(postID: post, viewer: bob, liked: false) == LikeState(likeCount: 1, viewerHasLiked: false))
+            #expect(try await store.setLike(postID: post, viewer: bob, liked: false).likeCount == 1)
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
+            }
+            #expect(try await store.likers(postID: 999, page: .init(limit: 1)) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func concurrentLikeTogglesLeaveExactCounts(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let author = try await store.user("author")
+            let post = try await store.photoPost(by: author)
+            var users: [Int64] = []
+            for index in 0..<64 { users.append(try await store.user("user\(index)")) }
+            let finals = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for user in users {
+                    group.addTask {
+                        var liked = false
+                        for _ in 0..<10 {
+                            liked = Bool.random()
+                            _ = try await store.setLike(postID: post, viewer: user, liked: liked)
+                        }
+                        return liked
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            let likes = finals.filter { $0 }.count
+            #expect(try await store.post(id: post, viewer: author)?.likeCount == likes)
+            #expect(try await store.likers(postID: post, page: .init(limit: 100))?.items.count == likes)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func commentsAreCountedAndDeletableByTheirAuthorOrThePostAuthor(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let post = try await store.photoPost(by: alice)
+            let first = try await store.addComment(postID: post, author: bob, text: "first")
+            let second = try await store.addComment(postID: post, author: carol, text: "second")
+            #expect(try await store.post(id: post, viewer: bob)?.commentCount == 2)
+            let page = try #require(try await store.comments(postID: post, page: .init(limit: 1)))
+            #expect(page.items.map(\.text) == ["first"])
+            let rest = try await store.comments(postID: post, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
+            #expect(rest?.items.map(\.id) == [second.id])
+            await #expect(throws: StoreError.forbidden) { try await store.deleteComment(id: first.id, viewer: carol) }
+            try await store.deleteComment(id: first.id, viewer: bob)
+            try await store.deleteComment(id: second.id, viewer: alice)
+            #expect(try await store.post(id: post, viewer: bob)?.commentCount == 0)
+            await #expect(throws: StoreError.notFound("comment")) { try await store.deleteComment(id: first.id, viewer: bob) }
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.addComment(postID: 999, author: bob, text: "x")
+            }
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func reportsOncePerUserNeverOwnPost(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            try await store.report(postID: post, reporter: bob, reason: "spam")
+            await #expect(throws: StoreError.alreadyReported) { try await store.report(postID: post, reporter: bob, reason: "spam") }
+            await #expect(throws: StoreError.cannotReportOwnPost) { try await store.report(postID: post, reporter: alice, reason: "x") }
+            #expect(try await store.reportCount(postID: post) == 1)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func deletingAPostTakesEverythingWithIt(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.addComment(postID: post, author: bob, text: "hi")
+            try await store.report(postID: post, reporter: bob, reason: "spam")
+            let before = try await store.referencedMediaFiles()
+            #expect(before.count == 2)
+            await #expect(throws: StoreError.forbidden) { _ = try await store.deletePost(id: post, viewer: bob) }
+            #expect(try await store.post(id: post, viewer: bob) != nil)
+            let files = try await store.deletePost(id: post, viewer: alice)
+            #expect(Set(files) == before)
+            #expect(try await store.post(id: post, viewer: bob) == nil)
+            #expect(try await store.allTimeline(bob, pageSize: 10).isEmpty)
+            #expect(try await store.referencedMediaFiles().isEmpty)
+            #expect(try await store.profile(id: alice, viewer: alice)?.postCount == 0)
+            await #expect(throws: StoreError.notFound("post")) { _ = try await store.deletePost(id: post, viewer: alice) }
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func searchFindsUsernamePrefixesLiterally(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            for name in ["alf", "alice", "albert", "bob", "a_b", "axb"] { _ = try await store.user(name) }
+            #expect(try await store.searchUsers(prefix: "al", limit: 10).map(\.username) == ["alf", "alice", "albert"])
+            #expect(try await store.searchUsers(prefix: "a_", limit: 10).map(\.username) == ["a_b"])
+            #expect(try await store.searchUsers(prefix: "al", limit: 1).count == 1)
+            #expect(try await store.searchUsers(prefix: "zz", limit: 10).isEmpty)
+        }
+    }
+}
