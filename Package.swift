@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "TestFixtures",
+                "MakestagramServer", "MakestagramStoreSQLite", "Photos", "TestFixtures",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -1,0 +1,107 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MakestagramAPI
+import MakestagramStoreSQLite
+import NIOCore
+import Testing
+
+@Suite struct AccountsTests {
+    @Test func signUpLogInAndLogOut() async throws {
+        try await TestServer.run { client, folder in
+            let alice = try await client.signUp("Alice")
+            #expect(alice.profile.username == "alice")
+            #expect(alice.token.count >= 43)  // 256 bits in base64url
+            let me: UserProfile = try await client.call(.get, "/api/v1/me", as: alice)
+            #expect(me.id == alice.profile.id)
+
+            let login: AuthResponse = try await client.call(
+                .post, "/api/v1/sessions", json: LogInRequest(username: "ALICE", password: "correct horse"))
+            #expect(login.user.id == alice.profile.id && login.token != alice.token)
+
+            let bye = try await client.send(.delete, "/api/v1/sessions/current", as: alice)
+            #expect(bye.status == .noContent)
+            #expect(try await client.problem(.get, "/api/v1/me", as: alice).code == "unauthorized")
+            // The other session still works.
+            let other = TestUser(profile: login.user, token: login.token)
+            let still: UserProfile = try await client.call(.get, "/api/v1/me", as: other)
+            #expect(still.username == "alice")
+
+            // Only a bcrypt hash (cost ≥ 10) is stored, never the password.
+            let database = try AppDatabase(path: folder.appendingPathComponent("makestagram.sqlite").path)
+            let credentials = try #require(try await SQLiteStore(database: database).credentials(username: "alice"))
+            #expect(credentials.passwordHash.hasPrefix("$2b$10$") || credentials.passwordHash.hasPrefix("$2b$1"))
+            #expect(!credentials.passwordHash.contains("correct horse"))
+        }
+    }
+
+    @Test func signUpRefusesBadInputWithClearProblems() async throws {
+        try await TestServer.run { client, _ in
+            _ = try await client.signUp("bob")
+            func signUp(_ username: String, _ password: String, _ name: String = "X") async throws -> Problem {
+                try await client.problem(
+                    .post, "/api/v1/accounts",
+                    json: SignUpRequest(username: username, password: password, displayName: name))
+            }
+            #expect(try await signUp("BOB", "correct horse").code == "username_taken")
+            #expect(try await signUp("ab", "correct horse").detail.contains("username"))
+            #expect(try await signUp("no spaces", "correct horse").status == 422)
+            #expect(try await signUp(String(repeating: "a", count: 31), "correct horse").status == 422)
+            #expect(try await signUp("carol", "short").detail.contains("password"))
+            // Longer than bcrypt reads is refused, never silently truncated.
+            #expect(try await signUp("carol", String(repeating: "p", count: 73)).detail.contains("72"))
+            #expect(try await signUp("carol", "correct horse", "  ").detail.contains("displayName"))
+            let malformed = try await client.problem(
+                .post, "/api/v1/accounts", headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{\"username\": "))
+            #expect(malformed.status == 400 && malformed.code == "malformed_body")
+            let missing = try await client.problem(
+                .post, "/api/v1/accounts", headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"username": "carol"}"#))
+            #expect(missing.detail.contains("password"))
+            let wrongType = try await client.problem(
+                .post, "/api/v1/accounts", headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"username": 5, "password": "x", "displayName": "x"}"#))
+            #expect(wrongType.detail.contains("username"))
+            // 72 bytes exactly is fine.
+            _ = try await client.signUp("dave", password: String(repeating: "p", count: 72))
+        }
+    }
+
+    @Test func wrongPasswordAndUnknownUserGetTheSameAnswerAndAreThrottled() async throws {
+        try await TestServer.run { client, _ in
+            _ = try await client.signUp("erin")
+            let wrong = try await client.problem(
+                .post, "/api/v1/sessions", json: LogInRequest(username: "erin", password: "wrong password"))
+            let unknown = try await client.problem(
+                .post, "/api/v1/sessions", json: LogInRequest(username: "nobody", password: "wrong password"))
+            #expect(wrong == unknown)
+            #expect(wrong.status == 401 && wrong.code == "invalid_credentials")
+            for _ in 0..<4 {
+                _ = try await client.send(
+                    .post, "/api/v1/sessions", json: LogInRequest(username: "erin", password: "wrong password"))
+            }
+            let throttled = try await client.send(
+                .post, "/api/v1/sessions", json: LogInRequest(username: "erin", password: "correct horse"))
+            #expect(throttled.status == .tooManyRequests)
+            #expect(Int(throttled.headers[.retryAfter] ?? "") ?? 0 > 0)
+        }
+    }
+
+    @Test func everythingButSignUpLogInDocsAndMediaNeedsAToken() async throws {
+        try await TestServer.run { client, _ in
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/api/v1/me"), (.get, "/api/v1/timeline"), (.get, "/api/v1/users/x"),
+                (.post, "/api/v1/posts"), (.put, "/api/v1/posts/1/like"), (.delete, "/api/v1/sessions/current"),
+            ] {
+                let problem = try await client.problem(method, path)
+                #expect(problem.status == 401, "\(method) \(path)")
+            }
+            let bogus = try await client.problem(
+                .get, "/api/v1/me", headers: [.authorization: "Bearer not-a-real-token"])
+            #expect(bogus.code == "unauthorized")
+            #expect(try await client.send(.get, "/api/v1/openapi.yaml").status == .ok)
+            #expect(try await client.send(.get, "/healthz").status == .ok)
+        }
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import MakestagramAPI
+import Photos
+import TestFixtures
+import NIOCore
+import Testing
+
+@Suite struct PostsTests {
+    func mediaFiles(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("media").path).sorted()
+    }
+
+    func fetch(_ client: any TestClientProtocol, _ url: String) async throws -> Data {
+        let response = try await client.send(.get, url)
+        #expect(response.status == .ok)
+        return Data(buffer: response.body)
+    }
+
+    @Test(arguments: Fixtures.acceptedPhotos)
+    func acceptedPhotosAreServedUprightWithoutMetadata(photo: String) async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let post = try await client.post(photo, caption: "  \(photo)  ", as: alice)
+            #expect(post.caption == photo)
+            #expect(post.author.username == "alice" && post.likeCount == 0 && !post.viewerHasLiked)
+            for variant in [post.image.full, post.image.thumb] {
+                let data = try await fetch(client, variant.url)
+                let header = try data.withUnsafeBytes { try ImageHeader.read($0) }
+                #expect(header.metadata.isEmpty, "\(variant.url) keeps \(header.metadata)")
+                #expect(header.orientation == 1)
+                #expect(data.range(of: Data("GPS".utf8)) == nil && data.range(of: Data("Exif".utf8)) == nil)
+                #expect(header.width == variant.width && header.height == variant.height)
+            }
+            #expect(max(post.image.full.width, post.image.full.height) <= 1080)
+            #expect(post.image.thumb.width == 320 && post.image.thumb.height == 320)
+        }
+    }
+
+    @Test func phonePhotoIsUprightAndHEICIsAccepted() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let phone = try await client.post("phone-gps-rotated.jpg", as: alice)
+            #expect(phone.image.width == 2688 && phone.image.height == 4032)
+            #expect(phone.image.full.width == 720 && phone.image.full.height == 1080)
+            let heic = try await client.post("chelsea-gps.heic", as: alice)
+            #expect(heic.image.full.width > 0)
+        }
+    }
+
+    @Test func badUploadsAreRefusedAndStoreNothing() async throws {
+        try await TestServer.run({ $0.maxUploadBytes = 500_000; $0.maxPixels = 500_000 }) { client, folder in
+            let alice = try await client.signUp("alice")
+            func refused(_ photo: String, caption: String = "", data: Data? = nil) async throws -> Problem {
+                let response = try await client.upload(photo, caption: caption, as: alice, data: data)
+                return try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
+            }
+            #expect(try await refused("not-an-image.jpg").status == 415)
+            #expect(try await refused("truncated.jpg").status == 422)
+            #expect(try await refused("phone-gps-rotated.jpg").status == 413)  // 956 kB > 500 kB
+            #expect(try await refused("zeros.jpg", data: Data(count: 10)).status == 415)
+            let pixels = try await refused("hubble.jpg")  // 1000 × 872 = 872,000 pixels, 392 kB
+            #expect(pixels.status == 422 && pixels.code == "image_too_large")
+            let caption = try await refused("chelsea.jpg", caption: String(repeating: "é", count: 2201))
+            #expect(caption.status == 422 && caption.detail.contains("caption"))
+            #expect(try await refused("chelsea.jpg", caption: "", data: Data()).status == 422)
+            let notMultipart = try await client.problem(
+                .post, "/api/v1/posts", as: alice, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{}"))
+            #expect(notMultipart.status == 415)
+            #expect(try mediaFiles(folder).isEmpty)
+            let profile: UserProfile = try await client.call(.get, "/api/v1/users/alice", as: alice)
+            #expect(profile.postCount == 0)
+            // A caption of exactly 2,200 characters is fine.
+            _ = try await client.post("chelsea.jpg", caption: String(repeating: "é", count: 2200), as: alice)
+        }
+    }
+
+    @Test func truncatedPhotoIsInvalidAndLeavesNothing() async throws {
+        try await TestServer.run { client, folder in
+            let alice = try await client.signUp("alice")
+            let response = try await client.upload("truncated.jpg", as: alice)
+            let problem = try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
+            #expect(problem.status == 422 && problem.code == "invalid_image")
+            #expect(try mediaFiles(folder).isEmpty)
+        }
+    }
+
+    @Test func chunkedUploadOverTheLimitIsCutOff() async throws {
+        try await TestServer.run({ $0.maxUploadBytes = 100_000 }) { client, folder in
+            let alice = try await client.signUp("alice")
+            let (body, contentType) = Multipart.body(
+                fields: [:], file: ("image", "big.jpg", Fixtures.photo("hubble.jpg")))
+            var headers = alice.auth
+            headers[.contentType] = contentType
+            headers[.transferEncoding] = "chunked"
+            let response = try await client.executeRequest(
+                uri: "/api/v1/posts", method: .post, headers: headers, body: body)
+            #expect(response.status == .contentTooLarge)
+            #expect(try mediaFiles(folder).isEmpty)
+        }
+    }
+
+    @Test func onlyTheAuthorDeletesAndEverythingGoes() async throws {
+        try await TestServer.run { client, folder in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            let post = try await client.post("chelsea.jpg", as: alice)
+            _ = try await client.send(.put, "/api/v1/posts/\(post.id)/like", as: bob)
+            _ = try await client.send(.post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "hi"))
+            #expect(try mediaFiles(folder).count == 2)
+            #expect(try await client.problem(.delete, "/api/v1/posts/\(post.id)", as: bob).status == 403)
+            #expect(try await client.send(.get, "/api/v1/posts/\(post.id)", as: bob).status == .ok)
+            #expect(try await client.send(.delete, "/api/v1/posts/\(post.id)", as: alice).status == .noContent)
+            #expect(try await client.problem(.get, "/api/v1/posts/\(post.id)", as: alice).status == 404)
+            #expect(try await client.problem(.get, "/api/v1/posts/\(post.id)/comments", as: alice).status == 404)
+            #expect(try await client.problem(.delete, "/api/v1/posts/\(post.id)", as: alice).status == 404)
+            #expect(try mediaFiles(folder).isEmpty)
+            #expect(try await client.problem(.get, post.image.full.url).status == 404)
+        }
+    }
+
+    @Test func mediaIsServedWithExactTypeNoSniffAndLongCaching() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let post = try await client.post("rocket.jpg", as: alice)
+            let response = try await client.send(.get, post.image.thumb.url)
+            #expect(response.headers[.contentType] == "image/jpeg")
+            #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(response.headers[.cacheControl]?.contains("immutable") == true)
+            let etag = try #require(response.headers[.eTag])
+            let again = try await client.send(.get, post.image.thumb.url, headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified && again.body.readableBytes == 0)
+            #expect(try await client.problem(.get, "/media/../makestagram.sqlite").status == 404)
+            #expect(try await client.problem(.get, "/media/0123456789abcdef0123456789abcdef.jpg").status == 404)
+        }
+    }
+
+    @Test func unknownAndMalformedIDsAreNotFound() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            for path in ["/api/v1/posts/999", "/api/v1/posts/abc", "/api/v1/posts/-1", "/api/v1/posts/99999999999999999999"] {
+                #expect(try await client.problem(.get, path, as: alice).status == 404, "\(path)")
+            }
+            #expect(try await client.problem(.put, "/api/v1/posts/999/like", as: alice).status == 404)
+            #expect(try await client.problem(.delete, "/api/v1/comments/999", as: alice).status == 404)
+        }
+    }
+
+    @Test func strayFilesAreSweptAtStartUp() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try await TestServer.run({ $0.dataDirectory = folder }) { client, _ in
+            let alice = try await client.signUp("alice")
+            _ = try await client.post("chelsea.jpg", as: alice)
+        }
+        let media = folder.appendingPathComponent("media")
+        try Data("left by a crash".utf8).write(to: media.appendingPathComponent("0123456789abcdef0123456789abcdef.jpg"))
+        try Data("half written".utf8).write(to: media.appendingPathComponent(".tmp-x.jpg"))
+        #expect(try mediaFiles(folder).count == 4)
+        try await TestServer.run({ $0.dataDirectory = folder }) { _, _ in
+            let remaining = try FileManager.default.contentsOfDirectory(atPath: media.path)
+            #expect(remaining.count == 2)
+        }
+    }
+}

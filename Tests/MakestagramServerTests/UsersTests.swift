@@ -1,0 +1,86 @@
+import Foundation
+import HummingbirdTesting
+import MakestagramAPI
+import NIOCore
+import Testing
+
+@Suite struct UsersTests {
+    @Test func profilesFollowsAndSearch() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            let carol = try await client.signUp("carol")
+            _ = try await client.signUp("albert")
+            _ = try await client.post("chelsea.jpg", as: alice)
+            for user in [bob, carol] {
+                let state: FollowState = try await client.call(.put, "/api/v1/users/Alice/follow", as: user)
+                #expect(state.viewerFollows)
+            }
+            let again: FollowState = try await client.call(.put, "/api/v1/users/alice/follow", as: bob)
+            #expect(again.followerCount == 2)
+            let profile: UserProfile = try await client.call(.get, "/api/v1/users/alice", as: bob)
+            #expect(profile.postCount == 1 && profile.followerCount == 2 && profile.followingCount == 0)
+            #expect(profile.viewerFollows)
+            let own: UserProfile = try await client.call(.get, "/api/v1/users/alice", as: alice)
+            #expect(!own.viewerFollows)
+
+            let followers: Page<UserSummary> = try await client.call(.get, "/api/v1/users/alice/followers?limit=1", as: bob)
+            #expect(followers.items.map(\.username) == ["carol"])
+            let rest: Page<UserSummary> = try await client.call(
+                .get, "/api/v1/users/alice/followers?limit=1&cursor=\(try #require(followers.nextCursor))", as: bob)
+            #expect(rest.items.map(\.username) == ["bob"])
+            let following: Page<UserSummary> = try await client.call(.get, "/api/v1/users/bob/following", as: bob)
+            #expect(following.items.map(\.username) == ["alice"])
+
+            let unfollow: FollowState = try await client.call(.delete, "/api/v1/users/alice/follow", as: bob)
+            #expect(unfollow == FollowState(followerCount: 1, viewerFollows: false))
+            #expect(try await client.problem(.put, "/api/v1/users/bob/follow", as: bob).code == "cannot_follow_self")
+            #expect(try await client.problem(.put, "/api/v1/users/nobody/follow", as: bob).status == 404)
+            #expect(try await client.problem(.get, "/api/v1/users/nobody", as: bob).status == 404)
+            #expect(try await client.problem(.get, "/api/v1/users/no%20body", as: bob).status == 404)
+
+            let found: Page<UserSummary> = try await client.call(.get, "/api/v1/users?query=AL", as: bob)
+            #expect(found.items.map(\.username) == ["alice", "albert"])
+            let none: Page<UserSummary> = try await client.call(.get, "/api/v1/users?query=%25", as: bob)
+            #expect(none.items.isEmpty)
+            #expect(try await client.problem(.get, "/api/v1/users?query=", as: bob).status == 400)
+        }
+    }
+}
+
+@Suite struct SystemTests {
+    @Test func healthMetricsAndDocument() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            _ = try await client.post("chelsea.jpg", as: alice)
+            _ = try await client.send(.get, "/api/v1/posts/999", as: alice)
+            let health = try await client.send(.get, "/healthz")
+            #expect(String(buffer: health.body).contains("ok"))
+            let metrics = String(buffer: try await client.send(.get, "/metrics").body)
+            #expect(metrics.contains("hb_requests"))
+            #expect(metrics.contains("hb_request_duration"))
+            #expect(metrics.contains(#"http_route="/api/v1/posts/{id}""#))
+            #expect(metrics.contains("makestagram_uploads_total"))
+            #expect(metrics.contains("makestagram_errors_total"))
+            let document = String(buffer: try await client.send(.get, "/api/v1/openapi.yaml").body)
+            #expect(document.hasPrefix("openapi: 3.1"))
+        }
+    }
+
+    @Test func demoDataIsSeededOnce() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for _ in 0..<2 {
+            try await TestServer.run({ $0.dataDirectory = folder; $0.demo = true }) { client, _ in
+                let login: AuthResponse = try await client.call(
+                    .post, "/api/v1/sessions", json: LogInRequest(username: "alice", password: "makestagram"))
+                let alice = TestUser(profile: login.user, token: login.token)
+                let timeline: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: alice)
+                #expect(timeline.items.count == 5)
+                #expect(timeline.items.contains { $0.likeCount > 0 && $0.commentCount > 0 })
+                let found: Page<UserSummary> = try await client.call(.get, "/api/v1/users?query=a", as: alice)
+                #expect(found.items.map(\.username) == ["alice"])
+            }
+        }
+    }
+}
