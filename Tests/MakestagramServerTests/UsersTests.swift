@@ -58,7 +58,7 @@ import Testing
             #expect(String(buffer: health.body).contains("ok"))
             let metrics = String(buffer: try await client.send(.get, "/metrics").body)
             #expect(metrics.contains("hb_requests"))
-            #expect(metrics.contains("hb_request_duration"))
+            #expect(metrics.contains("http_server_request_duration"))
             #expect(metrics.contains(#"http_route="/api/v1/posts/{id}""#))
             #expect(metrics.contains("makestagram_uploads_total"))
             #expect(metrics.contains("makestagram_errors_total"))

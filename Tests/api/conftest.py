@@ -1,0 +1,54 @@
+"""Starts a real `makestagram serve` on a free loopback port with its own data folder."""
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def server_binary() -> str:
+    path = os.environ.get("MAKESTAGRAM_BIN", str(ROOT / ".build" / "debug" / "makestagram"))
+    if not os.path.exists(path):
+        pytest.fail(f"{path} is missing: run `swift build` first (or set MAKESTAGRAM_BIN)")
+    return path
+
+
+@pytest.fixture(scope="session")
+def server():
+    data = tempfile.mkdtemp(prefix="makestagram-api-")
+    log_path = pathlib.Path(data) / "server.log"
+    log = open(log_path, "w")
+    process = subprocess.Popen(
+        [server_binary(), "serve", "--port", "0", "--data", os.path.join(data, "data"), "--log-level", "info"],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        base = None
+        deadline = time.time() + 60
+        while time.time() < deadline and base is None:
+            match = re.search(r"listening on 127\.0\.0\.1:(\d+)", log_path.read_text())
+            if match:
+                base = f"http://127.0.0.1:{match.group(1)}"
+            elif process.poll() is not None:
+                pytest.fail("server exited:\n" + log_path.read_text())
+            else:
+                time.sleep(0.1)
+        if base is None:
+            pytest.fail("server did not start:\n" + log_path.read_text())
+        requests.get(base + "/healthz", timeout=10).raise_for_status()
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        shutil.rmtree(data, ignore_errors=True)

@@ -1,0 +1,147 @@
+"""Every response the server gives in a full tour of the API matches the OpenAPI document's schema for its
+operation and status, and every documented operation is exercised."""
+import pathlib
+import re
+
+import jsonschema
+import pytest
+import requests
+import yaml
+from openapi_spec_validator import validate as validate_spec
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+SPEC_PATH = ROOT / "Sources" / "MakestagramServer" / "Resources" / "openapi.yaml"
+PHOTOS = ROOT / "Tests" / "TestFixtures" / "photos"
+SPEC = yaml.safe_load(SPEC_PATH.read_text())
+
+
+def template_regex(template: str) -> re.Pattern:
+    return re.compile("^" + re.sub(r"\{[^}]+\}", r"[^/]+", template) + "$")
+
+
+OPERATIONS = {
+    (method.upper(), template): operation
+    for template, item in SPEC["paths"].items()
+    for method, operation in item.items()
+    if method in ("get", "put", "post", "delete")
+}
+
+
+class Checker:
+    """Sends requests and checks each answer against the document."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.seen: set[tuple[str, str]] = set()
+
+    def operation(self, method: str, path: str):
+        for (op_method, template), operation in OPERATIONS.items():
+            if op_method == method and template_regex(template).match(path):
+                return template, operation
+        raise AssertionError(f"{method} {path} is not in the OpenAPI document")
+
+    def request(self, method: str, path: str, token: str | None = None, **kwargs) -> requests.Response:
+        headers = kwargs.pop("headers", {})
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        response = requests.request(method, self.base + path, headers=headers, timeout=30, **kwargs)
+        template, operation = self.operation(method, path.split("?")[0])
+        self.seen.add((method, template))
+        status = str(response.status_code)
+        documented = operation["responses"]
+        assert status in documented, f"{method} {path} answered {status}, not documented: {response.text}"
+        spec_response = documented[status]
+        if "$ref" in spec_response:
+            spec_response = SPEC["components"]["responses"][spec_response["$ref"].split("/")[-1]]
+        content = spec_response.get("content")
+        if not content:
+            assert not response.content, f"{method} {path} {status} should have no body"
+            return response
+        media_type = response.headers["Content-Type"].split(";")[0]
+        assert media_type in content, f"{method} {path} {status}: Content-Type {media_type} not documented"
+        if media_type.endswith("json"):
+            schema = dict(content[media_type]["schema"])
+            schema["components"] = SPEC["components"]
+            jsonschema.validate(
+                response.json(), schema, cls=jsonschema.Draft202012Validator,
+                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER,
+            )
+        return response
+
+
+def test_document_is_valid_openapi_31(server):
+    validate_spec(SPEC)
+    served = requests.get(server + "/api/v1/openapi.yaml", timeout=10)
+    assert served.status_code == 200
+    assert yaml.safe_load(served.text) == SPEC
+
+
+def test_every_response_matches_the_document(server):
+    api = Checker(server)
+    v1 = "/api/v1"
+
+    def sign_up(name: str) -> str:
+        body = {"username": name, "password": "correct horse", "displayName": name.title()}
+        return api.request("POST", v1 + "/accounts", json=body).json()["token"]
+
+    alice, bob = sign_up("alice"), sign_up("bob")
+    api.request("POST", v1 + "/accounts", json={"username": "alice", "password": "correct horse", "displayName": "A"})
+    api.request("POST", v1 + "/accounts", json={"username": "x"})
+    api.request("POST", v1 + "/accounts", json={"username": "ab", "password": "correct horse", "displayName": "A"})
+    api.request("POST", v1 + "/sessions", json={"username": "alice", "password": "correct horse"})
+    api.request("POST", v1 + "/sessions", json={"username": "alice", "password": "wrong one"})
+    api.request("GET", v1 + "/me", token=alice)
+    api.request("GET", v1 + "/me")
+
+    with open(PHOTOS / "phone-gps-rotated.jpg", "rb") as photo:
+        post = api.request("POST", v1 + "/posts", token=alice, files={"image": photo}, data={"caption": "hi"}).json()
+    with open(PHOTOS / "not-an-image.jpg", "rb") as photo:
+        assert api.request("POST", v1 + "/posts", token=alice, files={"image": photo}).status_code == 415
+    with open(PHOTOS / "truncated.jpg", "rb") as photo:
+        assert api.request("POST", v1 + "/posts", token=alice, files={"image": photo}).status_code == 422
+    api.request("POST", v1 + "/posts", token=alice, json={})
+    pid = post["id"]
+
+    api.request("GET", f"{v1}/posts/{pid}", token=bob)
+    api.request("GET", f"{v1}/posts/99999", token=bob)
+    api.request("PUT", f"{v1}/users/alice/follow", token=bob)
+    api.request("PUT", f"{v1}/users/bob/follow", token=bob)
+    api.request("DELETE", f"{v1}/users/nobody/follow", token=bob)
+    api.request("GET", f"{v1}/users/alice", token=bob)
+    api.request("GET", f"{v1}/users/nobody", token=bob)
+    api.request("GET", f"{v1}/users?query=al", token=bob)
+    api.request("GET", f"{v1}/users?query=", token=bob)
+    api.request("GET", f"{v1}/users/alice/followers", token=bob)
+    api.request("GET", f"{v1}/users/bob/following?limit=1", token=bob)
+    api.request("GET", f"{v1}/users/alice/posts", token=bob)
+    api.request("PUT", f"{v1}/posts/{pid}/like", token=bob)
+    api.request("DELETE", f"{v1}/posts/{pid}/like", token=bob)
+    api.request("PUT", f"{v1}/posts/{pid}/like", token=bob)
+    api.request("GET", f"{v1}/posts/{pid}/likes", token=alice)
+    timeline = api.request("GET", f"{v1}/timeline?limit=1", token=bob).json()
+    assert timeline["items"][0]["likeCount"] == 1 and timeline["items"][0]["viewerHasLiked"]
+    api.request("GET", f"{v1}/timeline?cursor={timeline['newerCursor']}", token=bob)
+    api.request("GET", f"{v1}/timeline?cursor=bogus", token=bob)
+    comment = api.request("POST", f"{v1}/posts/{pid}/comments", token=bob, json={"text": "nice"}).json()
+    api.request("POST", f"{v1}/posts/{pid}/comments", token=bob, json={"text": ""})
+    api.request("GET", f"{v1}/posts/{pid}/comments", token=alice)
+    api.request("DELETE", f"{v1}/comments/{comment['id']}", token=alice)
+    api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})
+    api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})
+    full = api.request("GET", post["image"]["full"]["url"])
+    assert full.headers["X-Content-Type-Options"] == "nosniff"
+    api.request("GET", post["image"]["full"]["url"], headers={"If-None-Match": full.headers["ETag"]})
+    api.request("GET", "/media/0123456789abcdef0123456789abcdef.jpg")
+    api.request("DELETE", f"{v1}/posts/{pid}", token=bob)
+    api.request("DELETE", f"{v1}/posts/{pid}", token=alice)
+    api.request("GET", "/healthz")
+    api.request("GET", "/metrics")
+    api.request("GET", v1 + "/openapi.yaml")
+    api.request("DELETE", v1 + "/sessions/current", token=alice)
+    api.request("GET", v1 + "/me", token=alice)
+    for _ in range(5):
+        api.request("POST", v1 + "/sessions", json={"username": "bob", "password": "wrong one"})
+    assert api.request("POST", v1 + "/sessions", json={"username": "bob", "password": "wrong one"}).status_code == 429
+
+    missing = {key for key in OPERATIONS} - api.seen
+    assert not missing, f"operations never exercised: {sorted(missing)}"

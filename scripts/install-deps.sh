@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what Makestagram needs beyond the Swift toolchain, skipping whatever is already there.
+# Usage: scripts/install-deps.sh [--test]   (--test adds what the test suite needs)
+set -euo pipefail
+
+packages=(libvips-dev pkg-config libsqlite3-dev)
+[ "${1:-}" = "--test" ] && packages+=(python3 python3-pip)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "Installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  here="$(cd "$(dirname "$0")/.." && pwd)"
+  if ! python3 -c "import pytest, requests, yaml, jsonschema, openapi_spec_validator" 2>/dev/null; then
+    python3 -m pip install --quiet -r "$here/Tests/requirements.txt" \
+      || python3 -m pip install --quiet --break-system-packages -r "$here/Tests/requirements.txt"
+  fi
+fi

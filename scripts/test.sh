@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs every test: the Swift suites, then the HTTP API conformance tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --test
+swift build --build-tests
+swift test --skip-build
+MAKESTAGRAM_BIN="$(swift build --show-bin-path)/makestagram" python3 -m pytest -q Tests/api
