@@ -63,7 +63,8 @@ struct AccountsController<S: Store>: Sendable {
         let valid = try await NIOThreadPool.singleton.runIfActive {
             password.utf8.count <= Limits.passwordBytes.upperBound && Bcrypt.verify(password, hash: hash)
         }
-        guard valid, let credentials, let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
+        guard valid, let credentials,
+            let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
         else {
             throttle.recordFailure(username)
             throw APIError.invalidCredentials

@@ -42,12 +42,14 @@ struct DemoData<S: Store> {
         }
         for follower in Self.users {
             for followee in Self.users where followee.username != follower.username {
-                _ = try await store.setFollow(viewer: ids[follower.username]!, username: followee.username, following: true)
+                _ = try await store.setFollow(
+                    viewer: ids[follower.username]!, username: followee.username, following: true)
             }
         }
         var postIDs: [Int64] = []
         for post in Self.posts {
-            guard let url = Bundle.module.url(forResource: post.photo, withExtension: nil, subdirectory: "Resources/demo")
+            guard
+                let url = Bundle.module.url(forResource: post.photo, withExtension: nil, subdirectory: "Resources/demo")
             else { continue }
             let stored = try await worker.store(try Data(contentsOf: url))
             let created = try await store.createPost(
@@ -62,7 +64,8 @@ struct DemoData<S: Store> {
                 _ = try await store.setLike(postID: postID, viewer: ids[user.username]!, liked: true)
             }
             let commenter = Self.users[(index + 1) % Self.users.count].username
-            _ = try await store.addComment(postID: postID, author: ids[commenter]!, text: comments[index % comments.count])
+            _ = try await store.addComment(
+                postID: postID, author: ids[commenter]!, text: comments[index % comments.count])
         }
         logger.notice(
             "demo data seeded",

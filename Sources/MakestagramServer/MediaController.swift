@@ -27,9 +27,11 @@ struct MediaController: Sendable {
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         guard let data = try await NIOThreadPool.singleton.runIfActive({ FileManager.default.contents(atPath: path) })
         else { throw APIError.notFound("file") }
-        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
-        }) {
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            })
+        {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(data.count)

@@ -23,7 +23,8 @@ struct MediaStore: Sendable {
     /// Writes `data` under a new random name and returns the name. The bytes reach the disk (fsync) before the name
     /// appears, so a row that refers to it never points at a missing or partial file.
     func write(_ data: Data, fileExtension: String) throws -> String {
-        let name = (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
+        let name =
+            (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
             + "." + fileExtension
         let temporary = directory.appendingPathComponent(".tmp-\(name)")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {

@@ -18,7 +18,8 @@ struct MultipartForm {
     /// 400 when it is not well-formed.
     static func read(_ request: Request, limit: Int) async throws -> MultipartForm {
         guard let contentType = request.headers[.contentType], let boundary = boundary(of: contentType) else {
-            throw APIError.unsupportedMediaType("Send the photo as multipart/form-data with fields 'image' and 'caption'.")
+            throw APIError.unsupportedMediaType(
+                "Send the photo as multipart/form-data with fields 'image' and 'caption'.")
         }
         if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
             throw APIError.payloadTooLarge(limit: limit)

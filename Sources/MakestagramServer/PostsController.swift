@@ -63,12 +63,12 @@ struct PostsController<S: Store>: Sendable {
         return caption
     }
 
-    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Post {
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         guard let post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
             throw APIError.notFound("post")
         }
-        return post
+        return post.written()
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
@@ -79,9 +79,9 @@ struct PostsController<S: Store>: Sendable {
         return .noContent
     }
 
-    @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> Page<Post> {
+    @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         return try await store.timeline(viewer: user.id, page: try request.pageRequest(list: "timeline"))
-            .page("timeline")
+            .page("timeline").written
     }
 }

@@ -64,12 +64,12 @@ struct UsersController<S: Store>: Sendable {
         return Page(items: result.items, nextCursor: result.nextKey.map { Cursor.encode("following", .after($0)) })
     }
 
-    @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> Page<Post> {
+    @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let viewer = try context.requireUser()
         let page = try request.pageRequest(list: "posts")
         guard let result = try await store.posts(username: try context.username(), viewer: viewer.id, page: page) else {
             throw APIError.notFound("user")
         }
-        return result.page("posts")
+        return result.page("posts").written
     }
 }

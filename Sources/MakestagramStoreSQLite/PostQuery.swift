@@ -12,31 +12,28 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        (SELECT group_concat(username, ' ') FROM (
-            SELECT lu.username FROM likes l JOIN users lu ON lu.id = l.user_id
-            WHERE l.post_id = p.id ORDER BY l.id DESC LIMIT \(Post.likersPreviewLimit))) AS likers
+        p.likers_preview
         """
 
-    /// Decodes a row selected with ``columns``.
+    /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page).
     static func post(_ row: Row) -> Post {
-        let likers: String? = row["likers"]
+        let avatar: String? = row[17]
+        let likers: String = row[19]
         return Post(
-            id: row["id"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]),
-            caption: row["caption"],
-            author: author(row),
+            id: row[0],
+            createdAt: Date(timeIntervalSince1970: row[1]),
+            caption: row[2],
+            author: UserSummary(
+                id: row[14], username: row[15], displayName: row[16], avatarURL: avatar.map(MediaPath.url(for:))),
             image: PostImage(
-                width: row["width"], height: row["height"],
-                full: ImageVariant(
-                    url: MediaPath.url(for: row["full_file"]), width: row["full_width"], height: row["full_height"]),
-                thumb: ImageVariant(
-                    url: MediaPath.url(for: row["thumb_file"]), width: row["thumb_width"],
-                    height: row["thumb_height"])),
-            likeCount: row["like_count"],
-            commentCount: row["comment_count"],
-            viewerHasLiked: row["viewer_liked"],
-            likers: likers.map { $0.split(separator: " ").map(String.init) } ?? [],
-            version: row["version"])
+                width: row[3], height: row[4],
+                full: ImageVariant(url: MediaPath.url(for: row[5]), width: row[6], height: row[7]),
+                thumb: ImageVariant(url: MediaPath.url(for: row[8]), width: row[9], height: row[10])),
+            likeCount: row[11],
+            commentCount: row[12],
+            viewerHasLiked: row[18],
+            likers: likers.split(separator: " ").map(String.init),
+            version: row[13])
     }
 
     /// Decodes `author_id, username, display_name, avatar_file` into a summary.
@@ -78,7 +75,7 @@ enum PostQuery {
             SELECT \(columns) FROM \(from)
             WHERE \(filter) AND \(keyCondition) ORDER BY \(key) \(order) LIMIT :limit
             """
-        var posts = try Row.fetchAll(db, sql: sql, arguments: arguments).map(post)
+        var posts = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(post)
         let hasMore = posts.count > page.limit
         if hasMore { posts.removeLast() }
         if case .newerThan(let newer) = page.position {

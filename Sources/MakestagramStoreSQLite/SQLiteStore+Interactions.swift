@@ -10,7 +10,7 @@ extension SQLiteStore {
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
         try await write { db in
-            guard let _ = try Int.fetchOne(db, sql: "SELECT 1 FROM posts WHERE id = ?", arguments: [postID]) else {
+            guard (try Int.fetchOne(db, sql: "SELECT 1 FROM posts WHERE id = ?", arguments: [postID])) != nil else {
                 throw StoreError.notFound("post")
             }
             if liked {
@@ -97,7 +97,9 @@ extension SQLiteStore {
 
     public func report(postID: Int64, reporter: Int64, reason: String) async throws {
         try await write { db in
-            guard let author = try Int64.fetchOne(db, sql: "SELECT author_id FROM posts WHERE id = ?", arguments: [postID])
+            guard
+                let author = try Int64.fetchOne(
+                    db, sql: "SELECT author_id FROM posts WHERE id = ?", arguments: [postID])
             else { throw StoreError.notFound("post") }
             if author == reporter { throw StoreError.cannotReportOwnPost }
             do {

@@ -23,14 +23,21 @@ public struct SQLiteStore: Store {
     }
 
     /// Runs a read, translating database failures into ``StoreError``.
+    ///
+    /// Reads run on the calling thread: in WAL mode they never wait for writers, and from mapped pages they take
+    /// microseconds, less than the two thread hops an asynchronous read costs (measured in Benchmarks/RESULTS.md).
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await database.writer.read(body)
+            return try readOnThisThread(body)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
             throw StoreError.database(error.description)
         }
+    }
+
+    private func readOnThisThread<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.writer.read(body)
     }
 
     static var now: Double { Date().timeIntervalSince1970 }
@@ -78,11 +85,11 @@ public struct SQLiteStore: Store {
     public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
         try await read { db in
             try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
-                    FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
+                        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
+                        """),
                 arguments: [Data(tokenHash)]
             ).map(PostQuery.author)
         }

@@ -59,9 +59,10 @@ struct Serve: AsyncParsableCommand {
         configuration.imageConcurrency = imageConcurrency
         configuration.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         configuration.demo = demo
+        let level = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
+            handler.logLevel = level
             return handler
         }
         let app = try await buildApplication(configuration)

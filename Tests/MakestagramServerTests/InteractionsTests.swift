@@ -52,7 +52,8 @@ import Testing
                 #expect(state == LikeState(likeCount: 1, viewerHasLiked: true))
             }
             _ = try await client.send(.put, "/api/v1/posts/\(post.id)/like", as: carol)
-            let first: Page<UserSummary> = try await client.call(.get, "/api/v1/posts/\(post.id)/likes?limit=1", as: alice)
+            let first: Page<UserSummary> = try await client.call(
+                .get, "/api/v1/posts/\(post.id)/likes?limit=1", as: alice)
             #expect(first.items.map(\.username) == ["carol"])
             let second: Page<UserSummary> = try await client.call(
                 .get, "/api/v1/posts/\(post.id)/likes?limit=1&cursor=\(try #require(first.nextCursor))", as: alice)
@@ -77,13 +78,18 @@ import Testing
             let other: MakestagramAPI.Comment = try await client.call(
                 .post, "/api/v1/posts/\(post.id)/comments", as: carol, json: NewCommentRequest(text: "2nd"),
                 expect: .created)
-            let list: Page<MakestagramAPI.Comment> = try await client.call(.get, "/api/v1/posts/\(post.id)/comments", as: alice)
+            let list: Page<MakestagramAPI.Comment> = try await client.call(
+                .get, "/api/v1/posts/\(post.id)/comments", as: alice)
             #expect(list.items.map(\.id) == [comment.id, other.id])
-            #expect(try await client.problem(
-                .post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "   ")).status == 422)
-            #expect(try await client.problem(
-                .post, "/api/v1/posts/\(post.id)/comments", as: bob,
-                json: NewCommentRequest(text: String(repeating: "x", count: 2201))).status == 422)
+            #expect(
+                try await client.problem(
+                    .post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "   ")
+                ).status == 422)
+            #expect(
+                try await client.problem(
+                    .post, "/api/v1/posts/\(post.id)/comments", as: bob,
+                    json: NewCommentRequest(text: String(repeating: "x", count: 2201))
+                ).status == 422)
             #expect(try await client.problem(.delete, "/api/v1/comments/\(comment.id)", as: carol).status == 403)
             #expect(try await client.send(.delete, "/api/v1/comments/\(comment.id)", as: bob).status == .noContent)
             #expect(try await client.send(.delete, "/api/v1/comments/\(other.id)", as: alice).status == .noContent)
@@ -99,8 +105,12 @@ import Testing
             let post = try await client.post("chelsea.jpg", as: alice)
             let uri = "/api/v1/posts/\(post.id)/reports"
             #expect(try await client.send(.post, uri, as: bob, json: ReportRequest(reason: "spam")).status == .created)
-            #expect(try await client.problem(.post, uri, as: bob, json: ReportRequest(reason: "spam")).code == "already_reported")
-            #expect(try await client.problem(.post, uri, as: alice, json: ReportRequest(reason: "x")).code == "cannot_report_own_post")
+            #expect(
+                try await client.problem(.post, uri, as: bob, json: ReportRequest(reason: "spam")).code
+                    == "already_reported")
+            #expect(
+                try await client.problem(.post, uri, as: alice, json: ReportRequest(reason: "x")).code
+                    == "cannot_report_own_post")
             #expect(try await client.problem(.post, uri, as: bob, json: ReportRequest(reason: "")).status == 422)
         }
     }

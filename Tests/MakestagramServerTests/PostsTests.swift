@@ -2,9 +2,9 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import MakestagramAPI
+import NIOCore
 import Photos
 import TestFixtures
-import NIOCore
 import Testing
 
 @Suite struct PostsTests {
@@ -50,7 +50,10 @@ import Testing
     }
 
     @Test func badUploadsAreRefusedAndStoreNothing() async throws {
-        try await TestServer.run({ $0.maxUploadBytes = 500_000; $0.maxPixels = 500_000 }) { client, folder in
+        try await TestServer.run({
+            $0.maxUploadBytes = 500_000
+            $0.maxPixels = 500_000
+        }) { client, folder in
             let alice = try await client.signUp("alice")
             func refused(_ photo: String, caption: String = "", data: Data? = nil) async throws -> Problem {
                 let response = try await client.upload(photo, caption: caption, as: alice, data: data)
@@ -108,7 +111,8 @@ import Testing
             let bob = try await client.signUp("bob")
             let post = try await client.post("chelsea.jpg", as: alice)
             _ = try await client.send(.put, "/api/v1/posts/\(post.id)/like", as: bob)
-            _ = try await client.send(.post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "hi"))
+            _ = try await client.send(
+                .post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "hi"))
             #expect(try mediaFiles(folder).count == 2)
             #expect(try await client.problem(.delete, "/api/v1/posts/\(post.id)", as: bob).status == 403)
             #expect(try await client.send(.get, "/api/v1/posts/\(post.id)", as: bob).status == .ok)
@@ -140,7 +144,9 @@ import Testing
     @Test func unknownAndMalformedIDsAreNotFound() async throws {
         try await TestServer.run { client, _ in
             let alice = try await client.signUp("alice")
-            for path in ["/api/v1/posts/999", "/api/v1/posts/abc", "/api/v1/posts/-1", "/api/v1/posts/99999999999999999999"] {
+            for path in [
+                "/api/v1/posts/999", "/api/v1/posts/abc", "/api/v1/posts/-1", "/api/v1/posts/99999999999999999999",
+            ] {
                 #expect(try await client.problem(.get, path, as: alice).status == 404, "\(path)")
             }
             #expect(try await client.problem(.put, "/api/v1/posts/999/like", as: alice).status == 404)

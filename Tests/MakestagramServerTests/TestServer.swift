@@ -4,9 +4,9 @@ import Hummingbird
 import HummingbirdTesting
 import MakestagramAPI
 import MakestagramServer
+import NIOCore
 import TestFixtures
 import Testing
-import NIOCore
 
 /// A fresh server on its own temporary data folder, removed afterwards.
 enum TestServer {

@@ -63,11 +63,16 @@ import Testing
             _ = first
             // A cursor from another list is refused too.
             let post = try await client.post("chelsea.jpg", as: alice)
-            _ = try await client.send(.post, "/api/v1/posts/\(post.id)/comments", as: alice, json: NewCommentRequest(text: "a"))
-            _ = try await client.send(.post, "/api/v1/posts/\(post.id)/comments", as: alice, json: NewCommentRequest(text: "b"))
-            let comments: Page<MakestagramAPI.Comment> = try await client.call(.get, "/api/v1/posts/\(post.id)/comments?limit=1", as: alice)
+            _ = try await client.send(
+                .post, "/api/v1/posts/\(post.id)/comments", as: alice, json: NewCommentRequest(text: "a"))
+            _ = try await client.send(
+                .post, "/api/v1/posts/\(post.id)/comments", as: alice, json: NewCommentRequest(text: "b"))
+            let comments: Page<MakestagramAPI.Comment> = try await client.call(
+                .get, "/api/v1/posts/\(post.id)/comments?limit=1", as: alice)
             let foreign = try #require(comments.nextCursor)
-            #expect(try await client.problem(.get, "/api/v1/timeline?cursor=\(foreign)", as: alice).code == "invalid_cursor")
+            #expect(
+                try await client.problem(.get, "/api/v1/timeline?cursor=\(foreign)", as: alice).code == "invalid_cursor"
+            )
         }
     }
 

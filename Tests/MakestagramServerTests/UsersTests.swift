@@ -24,7 +24,8 @@ import Testing
             let own: UserProfile = try await client.call(.get, "/api/v1/users/alice", as: alice)
             #expect(!own.viewerFollows)
 
-            let followers: Page<UserSummary> = try await client.call(.get, "/api/v1/users/alice/followers?limit=1", as: bob)
+            let followers: Page<UserSummary> = try await client.call(
+                .get, "/api/v1/users/alice/followers?limit=1", as: bob)
             #expect(followers.items.map(\.username) == ["carol"])
             let rest: Page<UserSummary> = try await client.call(
                 .get, "/api/v1/users/alice/followers?limit=1&cursor=\(try #require(followers.nextCursor))", as: bob)
@@ -71,7 +72,10 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         for _ in 0..<2 {
-            try await TestServer.run({ $0.dataDirectory = folder; $0.demo = true }) { client, _ in
+            try await TestServer.run({
+                $0.dataDirectory = folder
+                $0.demo = true
+            }) { client, _ in
                 let login: AuthResponse = try await client.call(
                     .post, "/api/v1/sessions", json: LogInRequest(username: "alice", password: "makestagram"))
                 let alice = TestUser(profile: login.user, token: login.token)

@@ -49,7 +49,8 @@ import Testing
             let profile = try #require(try await store.profile(username: "alice", viewer: bob))
             #expect(profile.followerCount == 1 && profile.viewerFollows)
             #expect(try await store.profile(id: bob, viewer: alice)?.followingCount == 1)
-            #expect(try await store.followers(username: "alice", page: .init(limit: 10))?.items.map(\.username) == ["bob"])
+            #expect(
+                try await store.followers(username: "alice", page: .init(limit: 10))?.items.map(\.username) == ["bob"])
             #expect(try await store.following(username: "bob", page: .init(limit: 10))?.items.map(\.id) == [alice])
             #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
             #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
@@ -81,7 +82,10 @@ import Testing
             #expect(try await store.allTimeline(alice, pageSize: 10) == [later, bobs, own, early])
             _ = try await store.setFollow(viewer: alice, username: "bob", following: false)
             #expect(try await store.allTimeline(alice, pageSize: 10) == [own, early])
-            #expect(try await store.posts(username: "bob", viewer: alice, page: .init(limit: 10))?.items.map(\.id) == [later, bobs])
+            #expect(
+                try await store.posts(username: "bob", viewer: alice, page: .init(limit: 10))?.items.map(\.id) == [
+                    later, bobs,
+                ])
             #expect(try await store.posts(username: "nobody", viewer: alice, page: .init(limit: 10)) == nil)
             #expect(try await store.profile(username: "bob", viewer: alice)?.postCount == 2)
         }
@@ -122,14 +126,21 @@ import Testing
             let bob = try await store.user("bob")
             let carol = try await store.user("carol")
             let post = try await store.photoPost(by: alice)
-            #expect(try await store.setLike(postID: post, viewer: bob, liked: true) == LikeState(likeCount: 1, viewerHasLiked: true))
-            #expect(try await store.setLike(postID: post, viewer: bob, liked: true) == LikeState(likeCount: 1, viewerHasLiked: true))
+            #expect(
+                try await store.setLike(postID: post, viewer: bob, liked: true)
+                    == LikeState(likeCount: 1, viewerHasLiked: true))
+            #expect(
+                try await store.setLike(postID: post, viewer: bob, liked: true)
+                    == LikeState(likeCount: 1, viewerHasLiked: true))
             _ = try await store.setLike(postID: post, viewer: carol, liked: true)
             let seenByAlice = try #require(try await store.post(id: post, viewer: alice))
-            #expect(seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
+            #expect(
+                seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
             #expect(try await store.post(id: post, viewer: bob)?.viewerHasLiked == true)
             #expect(try await store.likers(postID: post, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
-            #expect(try await store.setLike(postID: post, viewer: bob, liked: false) == LikeState(likeCount: 1, viewerHasLiked: false))
+            #expect(
+                try await store.setLike(postID: post, viewer: bob, liked: false)
+                    == LikeState(likeCount: 1, viewerHasLiked: false))
             #expect(try await store.setLike(postID: post, viewer: bob, liked: false).likeCount == 1)
             await #expect(throws: StoreError.notFound("post")) {
                 _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
@@ -176,13 +187,16 @@ import Testing
             #expect(try await store.post(id: post, viewer: bob)?.commentCount == 2)
             let page = try #require(try await store.comments(postID: post, page: .init(limit: 1)))
             #expect(page.items.map(\.text) == ["first"])
-            let rest = try await store.comments(postID: post, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
+            let rest = try await store.comments(
+                postID: post, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
             #expect(rest?.items.map(\.id) == [second.id])
             await #expect(throws: StoreError.forbidden) { try await store.deleteComment(id: first.id, viewer: carol) }
             try await store.deleteComment(id: first.id, viewer: bob)
             try await store.deleteComment(id: second.id, viewer: alice)
             #expect(try await store.post(id: post, viewer: bob)?.commentCount == 0)
-            await #expect(throws: StoreError.notFound("comment")) { try await store.deleteComment(id: first.id, viewer: bob) }
+            await #expect(throws: StoreError.notFound("comment")) {
+                try await store.deleteComment(id: first.id, viewer: bob)
+            }
             await #expect(throws: StoreError.notFound("post")) {
                 _ = try await store.addComment(postID: 999, author: bob, text: "x")
             }
@@ -196,8 +210,12 @@ import Testing
             let bob = try await store.user("bob")
             let post = try await store.photoPost(by: alice)
             try await store.report(postID: post, reporter: bob, reason: "spam")
-            await #expect(throws: StoreError.alreadyReported) { try await store.report(postID: post, reporter: bob, reason: "spam") }
-            await #expect(throws: StoreError.cannotReportOwnPost) { try await store.report(postID: post, reporter: alice, reason: "x") }
+            await #expect(throws: StoreError.alreadyReported) {
+                try await store.report(postID: post, reporter: bob, reason: "spam")
+            }
+            await #expect(throws: StoreError.cannotReportOwnPost) {
+                try await store.report(postID: post, reporter: alice, reason: "x")
+            }
             #expect(try await store.reportCount(postID: post) == 1)
         }
     }
@@ -222,7 +240,9 @@ import Testing
             #expect(try await store.allTimeline(bob, pageSize: 10).isEmpty)
             #expect(try await store.referencedMediaFiles().isEmpty)
             #expect(try await store.profile(id: alice, viewer: alice)?.postCount == 0)
-            await #expect(throws: StoreError.notFound("post")) { _ = try await store.deletePost(id: post, viewer: alice) }
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.deletePost(id: post, viewer: alice)
+            }
         }
     }
 

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Server benchmark: release build, 10,000 users / 100,000 posts / ~1,000,000 likes, then wrk (1 thread,
+# 64 connections, on the other core) against (a) timeline pages of 20 and (b) like/unlike toggles, each beside a bare
+# Hummingbird JSON endpoint measured in the same run. Prints req/s, p50/p99 and the ratios; appends to RESULTS.md.
+# Usage: Benchmarks/server.sh [seconds per run, default 20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-20}"
+for tool in wrk sqlite3 curl; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
+done
+bash scripts/install-deps.sh
+swift build -c release --product makestagram
+swift build -c release --product BareServer
+bin="$(swift build -c release --show-bin-path)"
+
+work="$(mktemp -d)"
+server_pid=""; bare_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+start_server() {
+  local port
+  port=$(free_port)
+  # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
+  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice \
+    > "$work/server.log" 2>&1 &
+  server_pid=$!
+  base="http://127.0.0.1:$port"
+  for _ in $(seq 1 300); do
+    curl -sf "$base/healthz" > /dev/null && return 0
+    sleep 0.1
+  done
+  cat "$work/server.log"
+  exit 1
+}
+
+echo "== seeding"
+start_server
+: > "$work/tokens"
+for i in $(seq 1 64); do
+  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
+    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
+    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
+done
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+seed_start=$(date +%s)
+sqlite3 "$work/data/makestagram.sqlite" < Benchmarks/seed.sql
+echo "seeded in $(( $(date +%s) - seed_start )) s"
+start_server
+bare_port=$(free_port)
+taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
+bare_pid=$!
+sleep 1
+
+# Runs wrk on core 1 and prints "req/s p50_ms p99_ms".
+measure() {
+  local out
+  out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency "$@")
+  echo "$out" >> "$work/wrk.log"
+  python3 - "$out" <<'PY'
+import re, sys
+text = sys.argv[1]
+def ms(label):
+    m = re.search(r"^\s*" + label + r"\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
+    value, unit = float(m.group(1)), m.group(2)
+    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print(f"{rps:.0f} {ms('50%'):.2f} {ms('99%'):.2f} {errors.group(1) if errors else 0}")
+PY
+}
+
+echo "== warm-up"
+TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null
+taskset -c 1 wrk -t1 -c64 -d3s "http://127.0.0.1:$bare_port/json" > /dev/null
+echo "== bare endpoint";   read -r bare_rps bare_p50 bare_p99 _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
+echo "== timeline";        read -r tl_rps tl_p50 tl_p99 tl_err <<< "$(measure -s Benchmarks/timeline.lua "$base")"
+echo "== like toggles";    read -r tg_rps tg_p50 tg_p99 tg_err <<< "$(measure -s Benchmarks/toggle.lua "$base")"
+echo "== bare endpoint again"; read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
+
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+exact=$(sqlite3 "$work/data/makestagram.sqlite" \
+  "SELECT count(*) FROM posts p WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id);")
+likes=$(sqlite3 "$work/data/makestagram.sqlite" "SELECT count(*) || ' rows, sum of counts ' || (SELECT sum(like_count) FROM posts) FROM likes;")
+
+bare_avg=$(( (bare_rps + bare2_rps) / 2 ))
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
+report=$(cat <<REPORT
+### $(date -u +%Y-%m-%d) — server: timeline and like toggles
+
+Machine: $machine. Release build; server pinned to core 0, wrk (1 thread, 64 connections, ${duration} s) to core 1.
+Data: 10,000 users (each following 30), 100,000 posts, $likes.
+
+| workload | req/s | p50 ms | p99 ms | ratio to bare | non-2xx |
+|---|---|---|---|---|---|
+| bare Hummingbird JSON (mean of before/after: $bare_rps, $bare2_rps) | $bare_avg | $bare_p50 | $bare_p99 | 1.00 | 0 |
+| timeline page of 20 | $tl_rps | $tl_p50 | $tl_p99 | $(ratio "$tl_rps" "$bare_avg") | $tl_err |
+| like/unlike toggle | $tg_rps | $tg_p50 | $tg_p99 | $(ratio "$tg_rps" "$bare_avg") | $tg_err |
+
+Posts whose likeCount differs from their like rows after the run: $exact.
+REPORT
+)
+echo
+echo "$report"
+printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md

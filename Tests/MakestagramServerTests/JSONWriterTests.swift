@@ -1,0 +1,37 @@
+import Foundation
+import MakestagramAPI
+import Testing
+
+@testable import MakestagramServer
+
+@Suite struct JSONWriterTests {
+    func post(caption: String, avatar: String?, likers: [String]) -> Post {
+        Post(
+            id: 42, createdAt: Date(timeIntervalSince1970: 1_795_000_000), caption: caption,
+            author: UserSummary(id: 7, username: "alice", displayName: "Alice \"A\" Ärcher", avatarURL: avatar),
+            image: PostImage(
+                width: 2688, height: 4032, full: ImageVariant(url: "/media/a.jpg", width: 720, height: 1080),
+                thumb: ImageVariant(url: "/media/b.jpg", width: 320, height: 320)),
+            likeCount: 3, commentCount: 1, viewerHasLiked: true, likers: likers, version: 9)
+    }
+
+    @Test(arguments: [
+        "", "plain", "quotes \" and \\ backslash", "new\nline\ttab\r", "control \u{01}\u{1F}", "emoji 📸 and é",
+    ])
+    func writesWhatJSONEncoderWrites(caption: String) throws {
+        for (avatar, likers) in [(nil, []), ("/media/c.jpg", ["bob", "carol"])] as [(String?, [String])] {
+            let page = Page(
+                items: [post(caption: caption, avatar: avatar, likers: likers)], nextCursor: "abc",
+                newerCursor: nil)
+            var writer = JSONWriter()
+            writer.page(page)
+            let written = Data(buffer: writer.buffer)
+            let decoded = try JSONCoding.decoder().decode(Page<Post>.self, from: written)
+            #expect(decoded == page)
+            let reference = try JSONCoding.encoder().encode(page)
+            let ours = try JSONSerialization.jsonObject(with: written) as? NSDictionary
+            let theirs = try JSONSerialization.jsonObject(with: reference) as? NSDictionary
+            #expect(ours == theirs)
+        }
+    }
+}
