@@ -45,4 +45,9 @@ extension PageResult {
             items: items, nextCursor: nextKey.map { Cursor.encode(list, .after($0)) },
             newerCursor: newestKey.map { Cursor.encode(list, .newerThan($0)) })
     }
+
+    /// The wire page for a list that only pages forward (no newer cursor).
+    func forwardPage(_ list: String) -> Page<Item> where Item: Codable {
+        Page(items: items, nextCursor: nextKey.map { Cursor.encode(list, .after($0)) })
+    }
 }

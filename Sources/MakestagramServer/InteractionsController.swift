@@ -30,7 +30,7 @@ struct InteractionsController<S: Store>: Sendable {
         guard let result = try await store.likers(postID: try context.id("id", of: "post"), page: page) else {
             throw APIError.notFound("post")
         }
-        return Page(items: result.items, nextCursor: result.nextKey.map { Cursor.encode("likes", .after($0)) })
+        return result.forwardPage("likes")
     }
 
     @Sendable func comment(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Comment> {
@@ -50,7 +50,7 @@ struct InteractionsController<S: Store>: Sendable {
         guard let result = try await store.comments(postID: try context.id("id", of: "post"), page: page) else {
             throw APIError.notFound("post")
         }
-        return Page(items: result.items, nextCursor: result.nextKey.map { Cursor.encode("comments", .after($0)) })
+        return result.forwardPage("comments")
     }
 
     @Sendable func deleteComment(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

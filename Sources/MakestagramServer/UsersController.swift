@@ -53,7 +53,7 @@ struct UsersController<S: Store>: Sendable {
         guard let result = try await store.followers(username: try context.username(), page: page) else {
             throw APIError.notFound("user")
         }
-        return Page(items: result.items, nextCursor: result.nextKey.map { Cursor.encode("followers", .after($0)) })
+        return result.forwardPage("followers")
     }
 
     @Sendable func following(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
@@ -61,7 +61,7 @@ struct UsersController<S: Store>: Sendable {
         guard let result = try await store.following(username: try context.username(), page: page) else {
             throw APIError.notFound("user")
         }
-        return Page(items: result.items, nextCursor: result.nextKey.map { Cursor.encode("following", .after($0)) })
+        return result.forwardPage("following")
     }
 
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
