@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "makestagram", targets: ["makestagram"]),
         .library(name: "MakestagramAPI", targets: ["MakestagramAPI"]),
+        .library(name: "Incremental", targets: ["Incremental"]),
         .library(name: "MakestagramServer", targets: ["MakestagramServer"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "MakestagramAPI"),
+        .target(name: "Incremental"),
         .target(name: "MakestagramStore", dependencies: ["MakestagramAPI"]),
         .target(
             name: "MakestagramStoreSQLite",
@@ -68,6 +70,7 @@ let package = Package(
             dependencies: ["MakestagramStore", "MakestagramStoreSQLite"]
         ),
         .testTarget(name: "PhotosTests", dependencies: ["Photos", "TestFixtures"]),
+        .testTarget(name: "IncrementalTests", dependencies: ["Incremental"]),
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [

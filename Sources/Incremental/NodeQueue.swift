@@ -1,0 +1,38 @@
+/// Nodes waiting to be recomputed, in buckets by height so that the lowest is always next; a node is in it at
+/// most once. A node whose height was raised while waiting is moved up lazily when its old bucket is reached.
+struct NodeQueue {
+    private var buckets: [[AnyNode]] = []
+    private var lowest = 0
+    private var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func insert(_ node: AnyNode) {
+        guard !node.queued else { return }
+        node.queued = true
+        place(node)
+        count += 1
+    }
+
+    private mutating func place(_ node: AnyNode) {
+        while buckets.count <= node.height { buckets.append([]) }
+        buckets[node.height].append(node)
+        if node.height < lowest { lowest = node.height }
+    }
+
+    mutating func popMin() -> AnyNode? {
+        while count > 0 {
+            while buckets[lowest].isEmpty { lowest += 1 }
+            let node = buckets[lowest].removeLast()
+            if node.height != lowest {
+                place(node)  // its height grew while it waited
+                continue
+            }
+            node.queued = false
+            count -= 1
+            return node
+        }
+        lowest = 0
+        return nil
+    }
+}
