@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
     ],
     targets: [
         .target(name: "MakestagramAPI"),
@@ -63,6 +64,11 @@ let package = Package(
             name: "BareServer",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/BareServer"
+        ),
+        .executableTarget(
+            name: "IncrementalBenchmark",
+            dependencies: ["Incremental", .product(name: "OpenCombine", package: "OpenCombine")],
+            path: "Benchmarks/IncrementalBenchmark"
         ),
         .target(name: "TestFixtures", path: "Tests/TestFixtures", resources: [.copy("photos")]),
         .testTarget(

@@ -4,16 +4,31 @@
 /// Ownership runs one way: a node keeps its sources alive, a source refers to its dependents weakly, so a derived
 /// value that nothing observes or holds is released, and the graph never keeps observers alive.
 public class AnyNode: @unchecked Sendable {
-    let graph: Graph
+    final let graph: Graph
     /// 0 for inputs and constants; otherwise more than every source's height.
-    var height: Int
+    final var height: Int
     /// Waiting in the graph's queue.
-    var queued = false
+    final var queued = false
     /// Observers are to be told at the end of the current propagation.
-    var observersPending = false
+    final var observersPending = false
     /// Grows each time the value changes.
-    var version: UInt64 = 0
-    private var dependents: [Weak] = []
+    final var version: UInt64 = 0
+    /// Set by a recomputation that must wait for a source still queued (a flatMap's new inner value).
+    final var postponed = false
+    /// Observers, each already bound to this node's value; kept here, untyped, so that telling them costs no
+    /// generic dispatch.
+    private final var observers: [Observer] = []
+
+    /// One observation: its cancellation flag and the call that passes the node's current value.
+    final class Observer {
+        let token: ObservationToken
+        let notify: () -> Void
+        init(token: ObservationToken, notify: @escaping () -> Void) {
+            self.token = token
+            self.notify = notify
+        }
+    }
+    private final var dependents: [Weak] = []
 
     init(graph: Graph, height: Int) {
         self.graph = graph
@@ -23,9 +38,24 @@ public class AnyNode: @unchecked Sendable {
     /// Recomputes the value from the sources (nothing for inputs).
     func recompute() {}
 
-    var hasObservers: Bool { false }
+    var hasObservers: Bool { !observers.isEmpty }
 
-    func fireObservers() {}
+    func addObserver(_ observer: Observer) {
+        observers.removeAll { $0.token.isCancelled }
+        observers.append(observer)
+    }
+
+    func fireObservers() {
+        var sawCancelled = false
+        for observer in observers {
+            // A disposal during this loop (a cell rebound by an earlier observer) takes effect at once.
+            if observer.token.isCancelled { sawCancelled = true } else { observer.notify() }
+        }
+        if sawCancelled { observers.removeAll { $0.token.isCancelled } }
+    }
+
+    /// How many live observers are attached (for tests and diagnostics).
+    public var observerCount: Int { observers.filter { !$0.token.isCancelled }.count }
 
     /// Makes `node` depend on this node, and keeps it above this node.
     func addDependent(_ node: AnyNode) {
@@ -41,10 +71,11 @@ public class AnyNode: @unchecked Sendable {
     }
 
     /// Queues every live dependent for recomputation.
-    func invalidateDependents() {
+    final func invalidateDependents() {
         var sawReleased = false
-        for entry in dependents {
-            if let node = entry.node { graph.enqueue(node) } else { sawReleased = true }
+        // By index, so that no weak reference is copied.
+        for index in dependents.indices {
+            if let node = dependents[index].node { graph.enqueue(node) } else { sawReleased = true }
         }
         if sawReleased { dependents.removeAll { $0.node == nil } }
     }

@@ -1,12 +1,10 @@
-import Synchronization
-
 /// Ends an observation when disposed or when released, whichever comes first.
 public final class Disposable: Sendable {
-    private let action: Mutex<(@Sendable () -> Void)?>
+    private let action: Locked<(@Sendable () -> Void)?>
 
     /// A disposable that runs `dispose` once, on whichever thread disposes or releases it.
     public init(_ dispose: @escaping @Sendable () -> Void) {
-        self.action = Mutex(dispose)
+        self.action = Locked(dispose)
     }
 
     /// Ends the observation now. Safe to call more than once.
@@ -29,7 +27,7 @@ public final class Disposable: Sendable {
 /// Owns a view's observations: emptying it, replacing it or releasing it ends them all. A reused table cell that
 /// gets a fresh bag before binding a new post never again shows the old post's updates.
 public final class DisposeBag: Sendable {
-    private let disposables = Mutex<[Disposable]>([])
+    private let disposables = Locked<[Disposable]>([])
 
     public init() {}
 

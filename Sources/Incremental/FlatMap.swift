@@ -17,7 +17,7 @@ enum FlatMap {
         let node = I<B>.derived(graph: outer.graph, sources: [outer, state.inner], equal: equal) { state.inner.value }
         state.node = node
         node.replaceCompute { [unowned outer] in
-            guard let node = state.node else { return nil }
+            guard let node = state.node else { return state.inner.value }
             if outer.version != state.outerVersion {
                 state.outerVersion = outer.version
                 let next = transform(outer.value)
@@ -30,8 +30,9 @@ enum FlatMap {
             }
             if state.inner.queued {
                 // The inner value is not settled yet in this propagation: come back after it.
+                node.postponed = true
                 node.graph.enqueue(node)
-                return nil
+                return node.value
             }
             return state.inner.value
         }

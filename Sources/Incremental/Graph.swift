@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The dependency graph that a set of inputs and derived values belong to, and the actor it runs on.
 ///
 /// Every write, propagation and observer call of a graph happens on its actor (the main actor for ``Graph/main``),
@@ -20,7 +18,7 @@ public final class Graph: @unchecked Sendable {
     private var propagating = false
 
     // Writes from other threads, waiting for the actor (guarded by the mutex, not the actor).
-    private let mailbox = Mutex<(writes: [@Sendable () -> Void], scheduled: Bool)>(([], false))
+    private let mailbox = Locked<(writes: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
     /// A graph confined to `actor`.
     public init(actor: any Actor) {

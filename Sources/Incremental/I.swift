@@ -7,13 +7,14 @@
 public final class I<A>: AnyNode, @unchecked Sendable {
     /// The current value. Read it on the graph's actor.
     public internal(set) var value: A
-    let equal: ((A, A) -> Bool)?
-    private var compute: (() -> A?)?
-    private var observers: [(token: ObservationToken, callback: (A) -> Void)] = []
+    private let hasEquality: Bool
+    private let equal: (A, A) -> Bool
+    private var compute: (() -> A)?
 
-    init(graph: Graph, value: A, height: Int = 0, equal: ((A, A) -> Bool)?, compute: (() -> A?)? = nil) {
+    init(graph: Graph, value: A, height: Int = 0, equal: ((A, A) -> Bool)?, compute: (() -> A)? = nil) {
         self.value = value
-        self.equal = equal
+        self.hasEquality = equal != nil
+        self.equal = equal ?? { _, _ in false }
         self.compute = compute
         super.init(graph: graph, height: height)
     }
@@ -25,7 +26,7 @@ public final class I<A>: AnyNode, @unchecked Sendable {
 
     /// Sets a new value: unless it equals the old one, dependents are queued and observers will be told.
     func set(_ newValue: A) {
-        if let equal, equal(value, newValue) { return }
+        if hasEquality && equal(value, newValue) { return }
         value = newValue
         version &+= 1
         invalidateDependents()
@@ -33,19 +34,13 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     }
 
     override func recompute() {
-        if let newValue = compute?() { set(newValue) }
-    }
-
-    override var hasObservers: Bool { observers.contains { !$0.token.isCancelled } }
-
-    override func fireObservers() {
-        let current = value
-        var sawCancelled = false
-        for observer in observers {
-            // A disposal during this loop (a cell rebound by an earlier observer) takes effect at once.
-            if observer.token.isCancelled { sawCancelled = true } else { observer.callback(current) }
+        guard let compute else { return }
+        let newValue = compute()
+        if postponed {
+            postponed = false
+            return
         }
-        if sawCancelled { observers.removeAll { $0.token.isCancelled } }
+        set(newValue)
     }
 
     /// Calls `callback` with the current value now and with every new value after each propagation, until the
@@ -54,8 +49,7 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     public func observe(_ callback: @escaping (A) -> Void) -> Disposable {
         graph.checkIsolation()
         let token = ObservationToken()
-        observers.removeAll { $0.token.isCancelled }
-        observers.append((token, callback))
+        addObserver(Observer(token: token) { [unowned self] in callback(self.value) })
         callback(value)
         // The closure holds the node: an observed node lives as long as its observation. Disposing only flips the
         // token (safe from any thread); the entry is dropped on the graph's actor.
@@ -64,9 +58,6 @@ public final class I<A>: AnyNode, @unchecked Sendable {
             _ = self
         }
     }
-
-    /// How many live observers are attached (for tests and diagnostics).
-    public var observerCount: Int { observers.filter { !$0.token.isCancelled }.count }
 
     // MARK: Building derived values
 
@@ -146,7 +137,7 @@ public final class I<A>: AnyNode, @unchecked Sendable {
         FlatMap.make(outer: self, transform: transform, equal: ==)
     }
 
-    func replaceCompute(_ compute: @escaping () -> A?) {
+    func replaceCompute(_ compute: @escaping () -> A) {
         self.compute = compute
     }
 }

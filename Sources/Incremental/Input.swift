@@ -8,9 +8,13 @@ public final class Input<A>: @unchecked Sendable {
 
     init(_ value: A, graph: Graph, equal: ((A, A) -> Bool)?) {
         self.i = I(graph: graph, value: value, equal: equal)
-        i.replaceCompute { [weak self] in
-            defer { self?.pending = nil }
-            return self?.pending
+        i.replaceCompute { [weak self, unowned i] in
+            guard let self, let pending = self.pending else {
+                i.postponed = true  // nothing to apply: keep the value
+                return i.value
+            }
+            self.pending = nil
+            return pending
         }
     }
 
