@@ -6,15 +6,15 @@
 public class AnyNode: @unchecked Sendable {
     final let graph: Graph
     /// 0 for inputs and constants; otherwise more than every source's height.
-    final var height: Int
+    @exclusivity(unchecked) final var height: Int
     /// Waiting in the graph's queue.
-    final var queued = false
+    @exclusivity(unchecked) final var queued = false
     /// Observers are to be told at the end of the current propagation.
-    final var observersPending = false
+    @exclusivity(unchecked) final var observersPending = false
     /// Grows each time the value changes.
-    final var version: UInt64 = 0
+    @exclusivity(unchecked) final var version: UInt64 = 0
     /// Set by a recomputation that must wait for a source still queued (a flatMap's new inner value).
-    final var postponed = false
+    @exclusivity(unchecked) final var postponed = false
     /// Observers, each already bound to this node's value; kept here, untyped, so that telling them costs no
     /// generic dispatch.
     private final var observers: [Observer] = []
@@ -28,7 +28,7 @@ public class AnyNode: @unchecked Sendable {
             self.notify = notify
         }
     }
-    private final var dependents: [Weak] = []
+    @exclusivity(unchecked) private final var dependents: [Weak] = []
 
     init(graph: Graph, height: Int) {
         self.graph = graph
@@ -73,9 +73,12 @@ public class AnyNode: @unchecked Sendable {
     /// Queues every live dependent for recomputation.
     final func invalidateDependents() {
         var sawReleased = false
-        // By index, so that no weak reference is copied.
-        for index in dependents.indices {
-            if let node = dependents[index].node { graph.enqueue(node) } else { sawReleased = true }
+        // Read each weak reference in place rather than copying it out of the array.
+        dependents.withUnsafeBufferPointer { entries in
+            guard let base = entries.baseAddress else { return }
+            for index in 0..<entries.count {
+                if let node = base[index].node { graph.enqueue(node) } else { sawReleased = true }
+            }
         }
         if sawReleased { dependents.removeAll { $0.node == nil } }
     }

@@ -6,7 +6,7 @@
 @dynamicMemberLookup
 public final class I<A>: AnyNode, @unchecked Sendable {
     /// The current value. Read it on the graph's actor.
-    public internal(set) var value: A
+    @exclusivity(unchecked) public internal(set) var value: A
     private let hasEquality: Bool
     private let equal: (A, A) -> Bool
     private var compute: (() -> A)?
