@@ -30,8 +30,8 @@ enum APIError: Error, Sendable {
     case forbidden(String)
     /// The request conflicts with the current state (following yourself, reporting twice, …).
     case conflict(code: String, detail: String)
-    /// The request body is larger than the limit.
-    case payloadTooLarge(limit: Int)
+    /// The request body is larger than the limit (in bytes, when known).
+    case payloadTooLarge(limit: Int?)
     /// The upload is not JPEG, PNG, WebP or HEIC, or the body is not of the expected media type.
     case unsupportedMediaType(String)
     /// The image is broken, truncated or too large in pixels.
@@ -78,7 +78,8 @@ enum APIError: Error, Sendable {
         case .payloadTooLarge(let limit):
             Problem(
                 status: 413, code: "payload_too_large", title: "Upload too large",
-                detail: "The request body is larger than the limit of \(limit) bytes.")
+                detail: limit.map { "The request body is larger than the limit of \($0) bytes." }
+                    ?? "The request body is larger than the server accepts.")
         case .unsupportedMediaType(let detail):
             Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type", detail: detail)
         case .invalidImage(let code, let detail):
@@ -121,7 +122,7 @@ extension APIError {
         case let error as HTTPError:
             switch error.status {
             case .notFound: self = .notFound("route")
-            case .contentTooLarge: self = .payloadTooLarge(limit: 0)
+            case .contentTooLarge: self = .payloadTooLarge(limit: nil)
             default: self = .http(error.status, error.body ?? error.status.reasonPhrase)
             }
         case let error as any HTTPResponseError where error.status.code < 500:
