@@ -30,7 +30,7 @@ struct AccountsController<S: Store>: Sendable {
     }
 
     @Sendable func signUp(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<AuthResponse> {
-        let input = try await request.decodeJSON(SignUpRequest.self, context: context)
+        let input = try await request.decodeJSON(SignUpRequest.self)
         let username = input.username.lowercased()
         guard Limits.isValidUsername(username) else {
             throw APIError.invalidField(
@@ -53,7 +53,7 @@ struct AccountsController<S: Store>: Sendable {
     }
 
     @Sendable func logIn(_ request: Request, context: AppRequestContext) async throws -> AuthResponse {
-        let input = try await request.decodeJSON(LogInRequest.self, context: context)
+        let input = try await request.decodeJSON(LogInRequest.self)
         let username = input.username.lowercased()
         if let seconds = throttle.retryAfter(username) { throw APIError.tooManyAttempts(retryAfter: seconds) }
         let credentials = try await store.credentials(username: username)

@@ -36,7 +36,7 @@ struct InteractionsController<S: Store>: Sendable {
     @Sendable func comment(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Comment> {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
-        let input = try await request.decodeJSON(NewCommentRequest.self, context: context)
+        let input = try await request.decodeJSON(NewCommentRequest.self)
         let text = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Limits.commentLength.contains(text.unicodeScalars.count) else {
             throw APIError.invalidField(field: "text", reason: "write 1 to 2,200 characters")
@@ -66,7 +66,7 @@ struct InteractionsController<S: Store>: Sendable {
     @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
-        let input = try await request.decodeJSON(ReportRequest.self, context: context)
+        let input = try await request.decodeJSON(ReportRequest.self)
         let reason = input.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         guard Limits.reportReasonLength.contains(reason.unicodeScalars.count) else {
             throw APIError.invalidField(field: "reason", reason: "write 1 to 500 characters")

@@ -8,7 +8,7 @@ extension Request {
     static let maxJSONBytes = 64 * 1024
 
     /// Decodes a JSON body, answering 400 with the reason (which field, what was wrong) when it cannot.
-    func decodeJSON<T: Decodable>(_ type: T.Type, context: AppRequestContext) async throws -> T {
+    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
         let buffer: ByteBuffer
         do {
             buffer = try await body.collect(upTo: Self.maxJSONBytes)

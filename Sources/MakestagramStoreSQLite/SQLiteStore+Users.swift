@@ -4,16 +4,17 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    static func profile(_ db: Database, where condition: String, argument: any DatabaseValueConvertible, viewer: Int64)
+    /// The profile of the user whose `column` (`u.id` or `u.username`) equals `value`, as `viewer` sees it.
+    static func profile(_ db: Database, column: String, value: any DatabaseValueConvertible, viewer: Int64)
         throws -> UserProfile?
     {
         try Row.fetchOne(
             db,
             sql: """
                 SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
-                FROM users u WHERE \(condition.replacingOccurrences(of: "?", with: ":value"))
+                FROM users u WHERE \(column) = :value
                 """,
-            arguments: ["viewer": viewer, "value": argument]
+            arguments: ["viewer": viewer, "value": value]
         ).map { row in
             let avatar: String? = row["avatar_file"]
             return UserProfile(
@@ -29,11 +30,11 @@ extension SQLiteStore {
     }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
-        try await read { db in try Self.profile(db, where: "u.username = ?", argument: username, viewer: viewer) }
+        try await read { db in try Self.profile(db, column: "u.username", value: username, viewer: viewer) }
     }
 
     public func profile(id: Int64, viewer: Int64) async throws -> UserProfile? {
-        try await read { db in try Self.profile(db, where: "u.id = ?", argument: id, viewer: viewer) }
+        try await read { db in try Self.profile(db, column: "u.id", value: id, viewer: viewer) }
     }
 
     public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {

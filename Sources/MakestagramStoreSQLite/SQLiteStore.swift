@@ -54,7 +54,7 @@ public struct SQLiteStore: Store {
                 throw StoreError.usernameTaken
             }
             let id = db.lastInsertedRowID
-            guard let profile = try Self.profile(db, where: "u.id = ?", argument: id, viewer: id) else {
+            guard let profile = try Self.profile(db, column: "u.id", value: id, viewer: id) else {
                 throw StoreError.notFound("user")
             }
             return profile

@@ -64,11 +64,13 @@ extension TestClientProtocol {
         _ method: HTTPRequest.Method, _ uri: String, as user: TestUser? = nil, json: (any Encodable)? = nil,
         headers: HTTPFields = [:], body: ByteBuffer? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Problem {
-        var response = try await send(method, uri, as: user, json: json, headers: headers)
+        let response: TestResponse
         if let body {
             var headers = headers
             if let user { headers.append(contentsOf: user.auth) }
             response = try await executeRequest(uri: uri, method: method, headers: headers, body: body)
+        } else {
+            response = try await send(method, uri, as: user, json: json, headers: headers)
         }
         #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
         let problem = try JSONDecoder().decode(Problem.self, from: Data(buffer: response.body))
