@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
 import MakestagramStore
 import MakestagramStoreSQLite
@@ -24,7 +25,8 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     logger.logLevel = configuration.logLevel
     guard PhotoProcessor.prepare() else { throw StartupError.imageLibraryUnavailable }
     try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-    let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath))
+    let bus = LocalEventBus()
+    let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath), events: bus)
     let media = try MediaStore(directory: configuration.mediaDirectory)
     let swept = try media.sweep(keeping: try await store.referencedMediaFiles())
     if swept > 0 { logger.notice("removed media files no post refers to", metadata: ["count": "\(swept)"]) }
@@ -34,18 +36,28 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     if configuration.demo {
         try await DemoData(store: store, worker: worker, bcryptCost: configuration.bcryptCost).seed(logger: logger)
     }
-    let router = buildRouter(store: store, worker: worker, configuration: configuration)
+    let hub = LiveHub(bus: bus)
+    let events = EventsController(
+        store: store, hub: hub, tickets: EventTickets(), queueLimit: configuration.liveQueueLimit,
+        closeGrace: configuration.liveCloseGrace)
+    let router = buildRouter(store: store, worker: worker, events: events, configuration: configuration)
     return Application(
         router: router,
+        server: .http1WebSocketUpgrade(
+            webSocketRouter: events.webSocketRouter(),
+            configuration: .init(
+                ws: WebSocketServerConfiguration(
+                    maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval)))),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
+        services: [hub],
         logger: logger)
 }
 
 /// All routes and middleware over one store.
-func buildRouter<S: Store>(store: S, worker: PhotoWorker, configuration: ServerConfiguration)
-    -> Router<AppRequestContext>
-{
+func buildRouter<S: Store>(
+    store: S, worker: PhotoWorker, events: EventsController<S>, configuration: ServerConfiguration
+) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     _ = MetricsBootstrap.registry
     router.add(middleware: MetricsMiddleware())
@@ -55,10 +67,12 @@ func buildRouter<S: Store>(store: S, worker: PhotoWorker, configuration: ServerC
     let accounts = AccountsController(
         store: store, throttle: LoginThrottle(), bcryptCost: max(10, configuration.bcryptCost))
     router.group("api/v1").addRoutes(accounts.publicRoutes)
+    router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
     api.addRoutes(accounts.routes)
     api.addRoutes(UsersController(store: store).routes)
     api.addRoutes(PostsController(store: store, worker: worker, maxUploadBytes: configuration.maxUploadBytes).routes)
     api.addRoutes(InteractionsController(store: store).routes)
+    api.addRoutes(events.routes)
     return router
 }

@@ -81,3 +81,4 @@ extension LikeState: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
 extension AuthResponse: ResponseEncodable {}
 extension Page: ResponseEncodable {}
+extension EventTicket: ResponseEncodable {}

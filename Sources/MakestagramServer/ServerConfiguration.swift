@@ -19,6 +19,12 @@ public struct ServerConfiguration: Sendable {
     public var bcryptCost: UInt8 = 10
     /// Seeds demo users, follows, posts, likes and comments (once).
     public var demo = false
+    /// How many messages may wait for one event-stream client before it is closed with the resync code.
+    public var liveQueueLimit = 1024
+    /// How long a client being closed gets to read what is on its way and the close frame before its socket is cut.
+    public var liveCloseGrace: Duration = .seconds(10)
+    /// How often the server pings each event-stream client; one that has not answered by the next ping is closed.
+    public var livePingInterval: Duration = .seconds(30)
     /// The least severe log level written.
     public var logLevel: Logger.Level = .info
 

@@ -5,6 +5,10 @@ import MakestagramAPI
 /// Every method is atomic: it either makes all of its change or none of it. Counts (likes, comments, follows,
 /// posts, reports) are kept by the store in the same transaction as the rows they count, so they are always exact.
 /// Methods that take a `viewer` compute the viewer-specific fields (`viewerHasLiked`, `viewerFollows`).
+///
+/// A store given a ``StoreEventSink`` publishes one ``StoreEvent`` for every committed like, unlike, comment, post
+/// and log-out, after the commit and in commit order, so that live updates never announce a change that was rolled
+/// back and never reorder two changes to one post.
 public protocol Store: Sendable {
     // MARK: Accounts and sessions
 
@@ -40,6 +44,8 @@ public protocol Store: Sendable {
     func createPost(_ post: NewPost) async throws -> Post
     /// One post as `viewer` sees it, or nil.
     func post(id: Int64, viewer: Int64) async throws -> Post?
+    /// The posts among `ids` that exist, as `viewer` sees them, in no particular order.
+    func posts(ids: [Int64], viewer: Int64) async throws -> [Post]
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]

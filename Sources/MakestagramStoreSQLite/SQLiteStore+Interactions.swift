@@ -20,9 +20,34 @@ extension SQLiteStore {
             } else {
                 try db.execute(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?", arguments: [postID, viewer])
             }
-            let count = try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = ?", arguments: [postID])
-            return LikeState(likeCount: count ?? 0, viewerHasLiked: liked)
+            guard db.changesCount > 0, events != nil else {
+                let count = try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = ?", arguments: [postID])
+                return LikeState(likeCount: count ?? 0, viewerHasLiked: liked)
+            }
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT p.like_count, p.likers_preview, p.version,
+                          u.id AS author_id, u.username, u.display_name, u.avatar_file
+                        FROM posts p, users u WHERE p.id = ? AND u.id = ?
+                        """),
+                arguments: [postID, viewer])
+            guard let row else { throw StoreError.notFound("post") }
+            let likers: String = row["likers_preview"]
+            let change = LikeChange(
+                postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
+                likers: likers.split(separator: " ").map(String.init), version: row["version"])
+            publishOnCommit(db, .likeChanged(change))
+            return LikeState(likeCount: change.likeCount, viewerHasLiked: liked)
         }
+    }
+
+    /// A post's comment count and version, as they are inside the current transaction.
+    static func commentState(_ db: Database, postID: Int64) throws -> (count: Int, version: Int64) {
+        let row = try Row.fetchOne(
+            db, sql: "SELECT comment_count, version FROM posts WHERE id = ?", arguments: [postID])
+        guard let row else { throw StoreError.notFound("post") }
+        return (row["comment_count"], row["version"])
     }
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
@@ -62,7 +87,14 @@ extension SQLiteStore {
                 sql: "SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id WHERE c.id = ?",
                 arguments: [db.lastInsertedRowID])
             guard let row else { throw StoreError.notFound("comment") }
-            return Self.comment(row)
+            let comment = Self.comment(row)
+            try publishOnCommit(
+                db,
+                {
+                    let state = try Self.commentState(db, postID: postID)
+                    return .commentCreated(comment: comment, commentCount: state.count, version: state.version)
+                }())
+            return comment
         }
     }
 
@@ -86,12 +118,20 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT c.author_id, p.author_id AS post_author FROM comments c
+                        SELECT c.author_id, c.post_id, p.author_id AS post_author FROM comments c
                         JOIN posts p ON p.id = c.post_id WHERE c.id = ?
                         """, arguments: [id])
             else { throw StoreError.notFound("comment") }
             guard row["author_id"] == viewer || row["post_author"] == viewer else { throw StoreError.forbidden }
             try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+            let postID: Int64 = row["post_id"]
+            try publishOnCommit(
+                db,
+                {
+                    let state = try Self.commentState(db, postID: postID)
+                    return .commentDeleted(
+                        commentID: id, postID: postID, commentCount: state.count, version: state.version)
+                }())
         }
     }
 

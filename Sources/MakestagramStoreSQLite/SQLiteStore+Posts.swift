@@ -27,21 +27,47 @@ extension SQLiteStore {
             guard let created = try Self.post(db, id: db.lastInsertedRowID, viewer: post.authorID) else {
                 throw StoreError.notFound("post")
             }
+            try publishOnCommit(db, .postCreated(post: created, audience: try Self.audience(db, postID: created.id)))
             return created
         }
+    }
+
+    /// Everyone whose home timeline holds the post.
+    static func audience(_ db: Database, postID: Int64) throws -> [Int64] {
+        try Int64.fetchAll(db, sql: "SELECT user_id FROM feed WHERE post_id = ?", arguments: [postID])
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
         try await read { db in try Self.post(db, id: id, viewer: viewer) }
     }
 
+    public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
+        guard !ids.isEmpty else { return [] }
+        return try await read { db in
+            // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
+            let list = ids.map(String.init).joined(separator: ",")
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id
+                    WHERE p.id IN (SELECT value FROM json_each(:ids))
+                    """,
+                arguments: ["ids": "[\(list)]", "viewer": viewer]
+            ).map(PostQuery.post)
+        }
+    }
+
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT author_id, full_file, thumb_file FROM posts WHERE id = ?", arguments: [id])
+                    db, sql: "SELECT author_id, full_file, thumb_file, version FROM posts WHERE id = ?",
+                    arguments: [id])
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            let version: Int64 = row["version"]
+            try publishOnCommit(
+                db, .postDeleted(postID: id, version: version + 1, audience: try Self.audience(db, postID: id)))
             try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
             return [row["full_file"], row["thumb_file"]]
         }

@@ -6,9 +6,21 @@ import MakestagramStore
 /// The ``Store`` on SQLite: every write is one transaction, and the schema's triggers keep the counts exact.
 public struct SQLiteStore: Store {
     let database: AppDatabase
+    /// Where committed changes go, for live updates; nil when nobody listens.
+    let events: (any StoreEventSink)?
 
-    public init(database: AppDatabase) {
+    /// A store over `database` that reports each committed change to `events`.
+    public init(database: AppDatabase, events: (any StoreEventSink)? = nil) {
         self.database = database
+        self.events = events
+    }
+
+    /// Hands `event` to the sink once the current transaction commits (in commit order, on the writer's queue);
+    /// a rolled-back transaction publishes nothing.
+    func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) rethrows {
+        guard let events else { return }
+        let event = try event()
+        db.afterNextTransaction(onCommit: { _ in events.publish(event) })
     }
 
     /// Runs a write transaction, translating database failures into ``StoreError``.
@@ -79,6 +91,7 @@ public struct SQLiteStore: Store {
     public func deleteSession(tokenHash: [UInt8]) async throws {
         try await write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
+            if db.changesCount > 0 { publishOnCommit(db, .sessionEnded(tokenHash: tokenHash)) }
         }
     }
 

@@ -12,6 +12,7 @@ import Testing
 enum TestServer {
     static func run(
         _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        setup: TestingSetup = .router,
         test: @Sendable (any TestClientProtocol, URL) async throws -> Void
     ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("makestagram-\(UUID().uuidString)")
@@ -22,7 +23,7 @@ enum TestServer {
         configuration.logLevel = .warning
         configure(&configuration)
         let app = try await buildApplication(configuration)
-        try await app.test(.router) { client in try await test(client, folder) }
+        try await app.test(setup) { client in try await test(client, folder) }
     }
 }
 

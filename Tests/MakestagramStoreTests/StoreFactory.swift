@@ -5,13 +5,15 @@ import MakestagramStoreSQLite
 /// One way of making a fresh, empty store; the contract suite runs against each.
 struct StoreFactory: Sendable, CustomStringConvertible {
     var description: String
-    var make: @Sendable () throws -> (store: any Store, cleanup: @Sendable () -> Void)
+    /// Makes a store that publishes its committed changes to the given sink.
+    var make: @Sendable (_ events: (any StoreEventSink)?) throws -> (store: any Store, cleanup: @Sendable () -> Void)
 
     /// SQLite on a real file in WAL mode, as the server runs it.
-    static let sqlite = StoreFactory(description: "SQLite") {
+    static let sqlite = StoreFactory(description: "SQLite") { events in
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = SQLiteStore(database: try AppDatabase(path: folder.appendingPathComponent("db.sqlite").path))
+        let store = SQLiteStore(
+            database: try AppDatabase(path: folder.appendingPathComponent("db.sqlite").path), events: events)
         return (store, { try? FileManager.default.removeItem(at: folder) })
     }
 

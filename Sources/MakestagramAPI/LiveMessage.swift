@@ -1,0 +1,252 @@
+import Foundation
+
+/// The live-update protocol spoken on `GET /api/v1/events` (a WebSocket); see docs/live-updates.md.
+public enum LiveProtocol {
+    /// The protocol version the server announces in ``LiveServerMessage/hello(_:)``.
+    public static let version = 1
+    /// The most posts one connection may be subscribed to.
+    public static let maxSubscriptions = 500
+}
+
+/// Close codes the server uses, beside the standard 1000 (normal) and 1001 (server going away).
+public enum LiveCloseCode {
+    /// The client fell too far behind; reconnect and subscribe again: the snapshots bring it up to date.
+    public static let resync: UInt16 = 4000
+    /// The session ended (log-out or revoked token); do not reconnect with the same token.
+    public static let sessionEnded: UInt16 = 4001
+    /// The bearer token or ticket was missing, wrong, expired or already used; log in or get a new ticket.
+    public static let unauthorized: UInt16 = 4002
+}
+
+/// A message from the client.
+public enum LiveClientMessage: Codable, Sendable, Equatable {
+    /// Start receiving a post's events; the server first sends each post's current state.
+    case subscribe(posts: [Int64])
+    /// Stop receiving a post's events.
+    case unsubscribe(posts: [Int64])
+
+    enum CodingKeys: String, CodingKey { case type, posts }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        let posts = try container.decode([Int64].self, forKey: .posts)
+        switch type {
+        case "subscribe": self = .subscribe(posts: posts)
+        case "unsubscribe": self = .unsubscribe(posts: posts)
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container, debugDescription: "unknown message type '\(type)'")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .subscribe(let posts):
+            try container.encode("subscribe", forKey: .type)
+            try container.encode(posts, forKey: .posts)
+        case .unsubscribe(let posts):
+            try container.encode("unsubscribe", forKey: .type)
+            try container.encode(posts, forKey: .posts)
+        }
+    }
+}
+
+/// The first message on every connection.
+public struct LiveHello: Codable, Sendable, Equatable {
+    public var `protocol`: Int
+    /// Whom the connection is authenticated as.
+    public var user: UserSummary
+    public var maxSubscriptions: Int
+
+    public init(protocol: Int, user: UserSummary, maxSubscriptions: Int) {
+        self.protocol = `protocol`
+        self.user = user
+        self.maxSubscriptions = maxSubscriptions
+    }
+}
+
+/// The answer to a subscribe message, sent before the snapshots.
+public struct LiveSubscribed: Codable, Sendable, Equatable {
+    /// The posts now subscribed to; a snapshot of each follows.
+    public var posts: [Int64]
+    /// Requested posts that do not exist or that the user may not see; nothing will be sent about them.
+    public var unavailable: [Int64]
+
+    public init(posts: [Int64], unavailable: [Int64]) {
+        self.posts = posts
+        self.unavailable = unavailable
+    }
+}
+
+/// A like or unlike, with the post's state after it as the recipient sees it.
+public struct LiveLike: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+    /// Who liked or unliked.
+    public var actor: UserSummary
+    public var likeCount: Int
+    public var likers: [String]
+    /// Whether the recipient has liked the post (true only if the recipient is the one who liked it, or liked it
+    /// before).
+    public var viewerHasLiked: Bool
+
+    public init(
+        postId: Int64, version: Int64, actor: UserSummary, likeCount: Int, likers: [String], viewerHasLiked: Bool
+    ) {
+        self.postId = postId
+        self.version = version
+        self.actor = actor
+        self.likeCount = likeCount
+        self.likers = likers
+        self.viewerHasLiked = viewerHasLiked
+    }
+}
+
+/// A new comment and the post's comment count after it.
+public struct LiveCommentCreated: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+    public var comment: Comment
+    public var commentCount: Int
+
+    public init(postId: Int64, version: Int64, comment: Comment, commentCount: Int) {
+        self.postId = postId
+        self.version = version
+        self.comment = comment
+        self.commentCount = commentCount
+    }
+}
+
+/// A deleted comment and the post's comment count after it.
+public struct LiveCommentDeleted: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+    public var commentId: Int64
+    public var commentCount: Int
+
+    public init(postId: Int64, version: Int64, commentId: Int64, commentCount: Int) {
+        self.postId = postId
+        self.version = version
+        self.commentId = commentId
+        self.commentCount = commentCount
+    }
+}
+
+/// A deleted post.
+public struct LivePostDeleted: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+
+    public init(postId: Int64, version: Int64) {
+        self.postId = postId
+        self.version = version
+    }
+}
+
+/// A complaint about a client message; the connection stays open.
+public struct LiveError: Codable, Sendable, Equatable {
+    /// Stable, machine-readable: `bad_message`, `too_many_subscriptions`.
+    public var code: String
+    public var detail: String
+
+    public init(code: String, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+}
+
+/// A message from the server. Every post event carries the post's `version`: a client applies an event only when
+/// its version is greater than the one it holds, and so never goes back to an older state.
+public enum LiveServerMessage: Codable, Sendable, Equatable {
+    case hello(LiveHello)
+    case subscribed(LiveSubscribed)
+    /// A subscribed post's whole current state, as the timeline returns it.
+    case snapshot(Post)
+    case liked(LiveLike)
+    case unliked(LiveLike)
+    case commentCreated(LiveCommentCreated)
+    case commentDeleted(LiveCommentDeleted)
+    /// A post entering the recipient's home timeline, as the timeline returns it.
+    case postCreated(Post)
+    case postDeleted(LivePostDeleted)
+    case error(LiveError)
+
+    /// The `type` field of each message.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .subscribed: "subscribed"
+        case .snapshot: "post.snapshot"
+        case .liked: "post.liked"
+        case .unliked: "post.unliked"
+        case .commentCreated: "comment.created"
+        case .commentDeleted: "comment.deleted"
+        case .postCreated: "post.created"
+        case .postDeleted: "post.deleted"
+        case .error: "error"
+        }
+    }
+
+    /// The post and version the message is about, for messages that change a post.
+    public var postVersion: (postID: Int64, version: Int64)? {
+        switch self {
+        case .snapshot(let post), .postCreated(let post): (post.id, post.version)
+        case .liked(let like), .unliked(let like): (like.postId, like.version)
+        case .commentCreated(let event): (event.postId, event.version)
+        case .commentDeleted(let event): (event.postId, event.version)
+        case .postDeleted(let event): (event.postId, event.version)
+        case .hello, .subscribed, .error: nil
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case type, post }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        switch type {
+        case "hello": self = .hello(try LiveHello(from: decoder))
+        case "subscribed": self = .subscribed(try LiveSubscribed(from: decoder))
+        case "post.snapshot": self = .snapshot(try container.decode(Post.self, forKey: .post))
+        case "post.liked": self = .liked(try LiveLike(from: decoder))
+        case "post.unliked": self = .unliked(try LiveLike(from: decoder))
+        case "comment.created": self = .commentCreated(try LiveCommentCreated(from: decoder))
+        case "comment.deleted": self = .commentDeleted(try LiveCommentDeleted(from: decoder))
+        case "post.created": self = .postCreated(try container.decode(Post.self, forKey: .post))
+        case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
+        case "error": self = .error(try LiveError(from: decoder))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .type, in: container, debugDescription: "unknown message type '\(type)'")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(type, forKey: .type)
+        switch self {
+        case .hello(let body): try body.encode(to: encoder)
+        case .subscribed(let body): try body.encode(to: encoder)
+        case .snapshot(let post), .postCreated(let post): try container.encode(post, forKey: .post)
+        case .liked(let body), .unliked(let body): try body.encode(to: encoder)
+        case .commentCreated(let body): try body.encode(to: encoder)
+        case .commentDeleted(let body): try body.encode(to: encoder)
+        case .postDeleted(let body): try body.encode(to: encoder)
+        case .error(let body): try body.encode(to: encoder)
+        }
+    }
+}
+
+/// A single-use ticket for opening the event stream: `GET /api/v1/events?ticket=…`.
+public struct EventTicket: Codable, Sendable, Equatable {
+    public var ticket: String
+    /// After this moment the ticket is refused.
+    public var expiresAt: Date
+
+    public init(ticket: String, expiresAt: Date) {
+        self.ticket = ticket
+        self.expiresAt = expiresAt
+    }
+}

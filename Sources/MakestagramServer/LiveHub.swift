@@ -1,0 +1,141 @@
+import MakestagramAPI
+import MakestagramStore
+import Metrics
+import ServiceLifecycle
+import Synchronization
+
+/// The in-process hub: knows which sockets want which posts and users, reads committed events from the
+/// ``EventBus`` in order, and puts each into the outbox of every connection that may see it.
+///
+/// Events are encoded once per event (twice for likes: with and without the recipient's like), and fan-out never
+/// waits for a socket.
+final class LiveHub: Service {
+    private struct Registry {
+        var byPost: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
+        var byUser: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
+        var connections = 0
+    }
+
+    let bus: any EventBus
+    private let registry = Mutex(Registry())
+    private let connectionsGauge = Gauge(label: "makestagram_live_connections")
+    private let deliveries = Counter(label: "makestagram_live_events_total")
+
+    init(bus: any EventBus) {
+        self.bus = bus
+    }
+
+    /// Fans out events until the bus ends or the server shuts down.
+    func run() async throws {
+        for await event in bus.events.cancelOnGracefulShutdown() { fanOut(event) }
+    }
+
+    // MARK: Registry
+
+    func register(_ connection: LiveConnection) {
+        let count = registry.withLock { registry in
+            registry.byUser[connection.user.id, default: [:]][ObjectIdentifier(connection)] = connection
+            registry.connections += 1
+            return registry.connections
+        }
+        connectionsGauge.record(count)
+    }
+
+    func unregister(_ connection: LiveConnection) {
+        let posts = connection.subscribedPosts
+        let count = registry.withLock { registry in
+            let key = ObjectIdentifier(connection)
+            registry.byUser[connection.user.id]?[key] = nil
+            if registry.byUser[connection.user.id]?.isEmpty == true { registry.byUser[connection.user.id] = nil }
+            for post in posts { Self.remove(key, post: post, from: &registry) }
+            registry.connections -= 1
+            return registry.connections
+        }
+        connectionsGauge.record(count)
+    }
+
+    /// Routes events about `posts` to the connection (which decides, from its own state, what to send).
+    func subscribe(_ connection: LiveConnection, to posts: [Int64]) {
+        guard !posts.isEmpty else { return }
+        registry.withLock { registry in
+            for post in posts { registry.byPost[post, default: [:]][ObjectIdentifier(connection)] = connection }
+        }
+    }
+
+    func unsubscribe(_ connection: LiveConnection, from posts: [Int64]) {
+        guard !posts.isEmpty else { return }
+        registry.withLock { registry in
+            for post in posts { Self.remove(ObjectIdentifier(connection), post: post, from: &registry) }
+        }
+    }
+
+    private static func remove(_ key: ObjectIdentifier, post: Int64, from registry: inout Registry) {
+        registry.byPost[post]?[key] = nil
+        if registry.byPost[post]?.isEmpty == true { registry.byPost[post] = nil }
+    }
+
+    private func subscribers(of post: Int64) -> [LiveConnection] {
+        registry.withLock { registry in registry.byPost[post].map { Array($0.values) } ?? [] }
+    }
+
+    private func connections(of users: [Int64]) -> [LiveConnection] {
+        registry.withLock { registry in users.flatMap { registry.byUser[$0].map { Array($0.values) } ?? [] } }
+    }
+
+    // MARK: Fan-out
+
+    func fanOut(_ event: StoreEvent) {
+        switch event {
+        case .likeChanged(let change):
+            let recipients = subscribers(of: change.postID)
+            guard !recipients.isEmpty else { return }
+            let delivery = LiveDelivery(change)
+            for connection in recipients { connection.deliver(delivery) }
+            deliveries.increment(by: recipients.count)
+        case .commentCreated(let comment, let count, let version):
+            deliver(
+                LiveDelivery(
+                    postID: comment.postId, version: version,
+                    message: .commentCreated(
+                        LiveCommentCreated(
+                            postId: comment.postId, version: version, comment: comment, commentCount: count)
+                    )))
+        case .commentDeleted(let commentID, let postID, let count, let version):
+            deliver(
+                LiveDelivery(
+                    postID: postID, version: version,
+                    message: .commentDeleted(
+                        LiveCommentDeleted(postId: postID, version: version, commentId: commentID, commentCount: count))
+                ))
+        case .postCreated(let post, let audience):
+            let recipients = connections(of: audience)
+            guard !recipients.isEmpty else { return }
+            let frame = LiveDelivery.encode(.postCreated(post))
+            for connection in recipients { connection.deliverTimelinePost(frame) }
+            deliveries.increment(by: recipients.count)
+        case .postDeleted(let postID, let version, let audience):
+            var recipients: [ObjectIdentifier: LiveConnection] = [:]
+            for connection in subscribers(of: postID) + connections(of: audience) {
+                recipients[ObjectIdentifier(connection)] = connection
+            }
+            registry.withLock { _ = $0.byPost.removeValue(forKey: postID) }
+            guard !recipients.isEmpty else { return }
+            let delivery = LiveDelivery(
+                postID: postID, version: version,
+                message: .postDeleted(LivePostDeleted(postId: postID, version: version)))
+            for connection in recipients.values { connection.deliverDeletion(delivery) }
+            deliveries.increment(by: recipients.count)
+        case .sessionEnded(let tokenHash):
+            let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
+            for connection in all where connection.tokenHash == tokenHash {
+                connection.close(code: LiveCloseCode.sessionEnded, reason: "session ended; log in again")
+            }
+        }
+    }
+
+    private func deliver(_ delivery: LiveDelivery) {
+        let recipients = subscribers(of: delivery.postID)
+        for connection in recipients { connection.deliver(delivery) }
+        deliveries.increment(by: recipients.count)
+    }
+}

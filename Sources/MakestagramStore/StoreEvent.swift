@@ -1,0 +1,61 @@
+import MakestagramAPI
+
+/// A change the store has committed, as live updates need it: absolute counts and the post's new version, never
+/// deltas, so a receiver can apply it without reading the database.
+public enum StoreEvent: Sendable, Equatable {
+    /// Someone liked or unliked a post (only when the like actually changed).
+    case likeChanged(LikeChange)
+    /// A comment was added.
+    case commentCreated(comment: Comment, commentCount: Int, version: Int64)
+    /// A comment was deleted.
+    case commentDeleted(commentID: Int64, postID: Int64, commentCount: Int, version: Int64)
+    /// A post was created; `audience` is everyone whose home timeline it entered (the author and their followers).
+    case postCreated(post: Post, audience: [Int64])
+    /// A post was deleted; `audience` is everyone whose home timeline it left.
+    case postDeleted(postID: Int64, version: Int64, audience: [Int64])
+    /// A session ended (log-out); connections authenticated by it must close.
+    case sessionEnded(tokenHash: [UInt8])
+
+    /// The post the event is about, if any.
+    public var postID: Int64? {
+        switch self {
+        case .likeChanged(let change): change.postID
+        case .commentCreated(let comment, _, _): comment.postId
+        case .commentDeleted(_, let postID, _, _): postID
+        case .postCreated(let post, _): post.id
+        case .postDeleted(let postID, _, _): postID
+        case .sessionEnded: nil
+        }
+    }
+}
+
+/// A committed like or unlike, with the post's state after it.
+public struct LikeChange: Sendable, Equatable {
+    public var postID: Int64
+    /// Who liked or unliked.
+    public var actor: UserSummary
+    /// True for a like, false for an unlike.
+    public var liked: Bool
+    public var likeCount: Int
+    /// The newest likers' usernames, as ``Post/likers``.
+    public var likers: [String]
+    public var version: Int64
+
+    public init(postID: Int64, actor: UserSummary, liked: Bool, likeCount: Int, likers: [String], version: Int64) {
+        self.postID = postID
+        self.actor = actor
+        self.liked = liked
+        self.likeCount = likeCount
+        self.likers = likers
+        self.version = version
+    }
+}
+
+/// Receives a store's committed changes.
+///
+/// A store calls ``publish(_:)`` after each transaction commits, in commit order, from the thread that committed:
+/// implementations must return at once (queue the event, never wait).
+public protocol StoreEventSink: Sendable {
+    /// Takes one committed change.
+    func publish(_ event: StoreEvent)
+}

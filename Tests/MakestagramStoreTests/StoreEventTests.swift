@@ -1,0 +1,103 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import Synchronization
+import Testing
+
+/// Keeps what a store publishes.
+final class RecordingSink: StoreEventSink {
+    private let events = Mutex<[StoreEvent]>([])
+    func publish(_ event: StoreEvent) { events.withLock { $0.append(event) } }
+    /// Everything published since the last call.
+    func take() -> [StoreEvent] {
+        events.withLock { events in
+            defer { events = [] }
+            return events
+        }
+    }
+}
+
+/// The events contract: what every ``Store`` publishes after its commits.
+@Suite struct StoreEventTests {
+    func withStore(_ factory: StoreFactory, _ body: (any Store, RecordingSink) async throws -> Void) async throws {
+        let sink = RecordingSink()
+        let (store, cleanup) = try factory.make(sink)
+        defer { cleanup() }
+        try await body(store, sink)
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func likesPublishTheStateAfterTheCommitOnlyWhenSomethingChanged(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            guard case .postCreated(let created, let audience) = sink.take().first else {
+                Issue.record("expected postCreated")
+                return
+            }
+            #expect(created.id == post && audience == [alice])
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: post, viewer: alice, liked: true)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: false)
+            let changes = sink.take().compactMap { event -> LikeChange? in
+                if case .likeChanged(let change) = event { change } else { nil }
+            }
+            #expect(changes.map(\.likeCount) == [1, 2, 1])
+            #expect(changes.map(\.actor.username) == ["bob", "alice", "bob"])
+            #expect(changes.map(\.liked) == [true, true, false])
+            #expect(changes.last?.likers == ["alice"])
+            #expect(changes.map(\.version) == changes.map(\.version).sorted() && Set(changes.map(\.version)).count == 3)
+            let stored = try #require(try await store.post(id: post, viewer: bob))
+            #expect(stored.version == changes.last?.version)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func commentsDeletionsAndLogOutsArePublished(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let post = try await store.photoPost(by: alice)
+            let comment = try await store.addComment(postID: post, author: bob, text: "hi")
+            try await store.deleteComment(id: comment.id, viewer: alice)
+            _ = try await store.deletePost(id: post, viewer: alice)
+            try await store.createSession(userID: bob, tokenHash: Array(repeating: 3, count: 32))
+            try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
+            try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
+            let events = sink.take()
+            guard events.count == 5,
+                case .postCreated(_, let audience) = events[0],
+                case .commentCreated(let created, 1, let v1) = events[1],
+                case .commentDeleted(comment.id, post, 0, let v2) = events[2],
+                case .postDeleted(post, let v3, let leftFrom) = events[3],
+                case .sessionEnded(let ended) = events[4], ended == Array(repeating: 3, count: 32)
+            else {
+                Issue.record("unexpected events: \(events)")
+                return
+            }
+            #expect(Set(audience) == [alice, bob] && Set(leftFrom) == [alice, bob])
+            #expect(created == comment && v1 < v2 && v2 < v3)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func failedChangesPublishNothing(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            _ = sink.take()
+            await #expect(throws: StoreError.self) {
+                _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
+            }
+            await #expect(throws: StoreError.forbidden) { _ = try await store.deletePost(id: post, viewer: bob) }
+            await #expect(throws: StoreError.self) {
+                _ = try await store.addComment(postID: 999, author: bob, text: "x")
+            }
+            #expect(sink.take().isEmpty)
+        }
+    }
+}
