@@ -75,6 +75,13 @@ let package = Package(
             dependencies: ["Incremental", .product(name: "OpenCombine", package: "OpenCombine")],
             path: "Benchmarks/IncrementalBenchmark"
         ),
+        .executableTarget(
+            name: "LiveBenchmark",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/LiveBenchmark"
+        ),
         .target(name: "TestFixtures", path: "Tests/TestFixtures", resources: [.copy("photos")]),
         .testTarget(
             name: "MakestagramStoreTests",

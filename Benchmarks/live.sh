@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Live-update benchmark: release build; one post with 1,000, 5,000 and 10,000 subscribed WebSocket connections on
+# loopback (server pinned to core 0, the client to core 1). Prints server memory per idle connection, the time from
+# a like's HTTP response to its delivery on every subscriber (p50/p99) and the deliveries per second under
+# back-to-back likes; appends to RESULTS.md. Bounded: about two minutes after the build.
+# Usage: Benchmarks/live.sh [connection counts…]   (default: 1000 5000 10000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+counts=("${@:-1000 5000 10000}")
+bash scripts/install-deps.sh
+swift build -c release --product makestagram
+swift build -c release --product LiveBenchmark
+bin="$(swift build -c release --show-bin-path)"
+ulimit -n "$(ulimit -Hn)"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice > "$work/server.log" 2>&1 &
+server_pid=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && break; sleep 0.1; done
+
+signup() {
+  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
+    -d "{\"username\":\"$1\",\"password\":\"benchmark password\",\"displayName\":\"$1\"}" \
+    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])'
+}
+watcher=$(signup watcher)
+liker=$(signup liker)
+post=$(curl -sf "$base/api/v1/posts" -H "authorization: Bearer $liker" \
+  -F "image=@Tests/TestFixtures/photos/chelsea.jpg" | python3 -c 'import sys, json; print(json.load(sys.stdin)["id"])')
+
+output="$work/out.txt"
+# shellcheck disable=SC2068
+timeout 600 taskset -c 1 "$bin/LiveBenchmark" "$base" "$server_pid" "$watcher" "$liker" "$post" ${counts[@]} | tee "$output"
+
+{
+  echo
+  echo "## Live updates — $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  echo
+  echo "Benchmarks/live.sh: one post, N WebSocket subscribers on loopback (server on core 0, client on core 1);"
+  echo "20 single likes for latency, then 5 s of back-to-back likes for throughput."
+  echo
+  cat "$output"
+} >> Benchmarks/RESULTS.md
