@@ -48,15 +48,19 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public var viewerHasLiked: Bool
     /// Usernames of the most recent likers (at most ``Post/likersPreviewLimit``), for "Liked by alice, bob and 3 others".
     public var likers: [String]
+    /// The newest comments (at most ``Post/recentCommentsLimit``), oldest first, for the lines under a feed card.
+    public var recentComments: [Comment]
     /// A number that grows with every change to the post, so that clients can order updates.
     public var version: Int64
 
     /// How many likers' usernames a post carries.
     public static let likersPreviewLimit = 3
+    /// How many of its newest comments a post carries.
+    public static let recentCommentsLimit = 2
 
     public init(
         id: Int64, createdAt: Date, caption: String, author: UserSummary, image: PostImage, likeCount: Int,
-        commentCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64
+        commentCount: Int, viewerHasLiked: Bool, likers: [String], recentComments: [Comment] = [], version: Int64
     ) {
         self.id = id
         self.createdAt = createdAt
@@ -67,18 +71,25 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         self.commentCount = commentCount
         self.viewerHasLiked = viewerHasLiked
         self.likers = likers
+        self.recentComments = recentComments
         self.version = version
     }
 }
 
-/// The answer to liking or unliking a post.
+/// The answer to liking or unliking a post: the post's like state right after the change.
 public struct LikeState: Codable, Sendable, Equatable {
     public var likeCount: Int
     public var viewerHasLiked: Bool
+    /// The newest likers' usernames, as ``Post/likers``.
+    public var likers: [String]
+    /// The post's version after the change, to order this answer against live events about the same post.
+    public var version: Int64
 
-    public init(likeCount: Int, viewerHasLiked: Bool) {
+    public init(likeCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64) {
         self.likeCount = likeCount
         self.viewerHasLiked = viewerHasLiked
+        self.likers = likers
+        self.version = version
     }
 }
 

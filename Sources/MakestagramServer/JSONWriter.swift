@@ -117,8 +117,27 @@ struct JSONWriter {
             if index > 0 { raw(",") }
             string(liker)
         }
+        raw("],\"recentComments\":[")
+        for (index, comment) in post.recentComments.enumerated() {
+            if index > 0 { raw(",") }
+            self.comment(comment)
+        }
         raw("],\"version\":")
         integer(post.version)
+        raw("}")
+    }
+
+    mutating func comment(_ comment: Comment) {
+        raw("{\"id\":")
+        integer(comment.id)
+        raw(",\"postId\":")
+        integer(comment.postId)
+        raw(",\"author\":")
+        user(comment.author)
+        raw(",\"text\":")
+        string(comment.text)
+        raw(",\"createdAt\":")
+        date(comment.createdAt)
         raw("}")
     }
 

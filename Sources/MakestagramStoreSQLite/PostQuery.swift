@@ -3,8 +3,9 @@ import GRDB
 import MakestagramAPI
 import MakestagramStore
 
-/// The one query shape that reads posts with everything a screen needs, in a single statement: author,
-/// variants, counts, whether the viewer liked each post and the latest likers' names.
+/// The query shape that reads posts with everything a screen needs: one statement for the posts (author,
+/// variants, counts, whether the viewer liked each post, the latest likers' names) and one for the newest comments
+/// of all of them, however many posts a page holds.
 enum PostQuery {
     /// Columns of a post row; binds `:viewer`.
     static let columns = """
@@ -34,6 +35,34 @@ enum PostQuery {
             viewerHasLiked: row[18],
             likers: likers.split(separator: " ").map(String.init),
             version: row[13])
+    }
+
+    /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan
+    /// of `comments_post` that stops after ``Post/recentCommentsLimit`` rows.
+    static func withRecentComments(_ db: Database, _ posts: [Post]) throws -> [Post] {
+        let withComments = posts.filter { $0.commentCount > 0 }
+        guard !withComments.isEmpty else { return posts }
+        let ids = "[" + withComments.map { String($0.id) }.joined(separator: ",") + "]"
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT \(SQLiteStore.commentColumns) FROM json_each(:ids) j
+                    JOIN comments c ON c.id IN (
+                      SELECT id FROM comments WHERE post_id = j.value ORDER BY id DESC LIMIT :limit)
+                    JOIN users u ON u.id = c.author_id
+                    ORDER BY c.id
+                    """),
+            arguments: ["ids": ids, "limit": Post.recentCommentsLimit])
+        var byPost: [Int64: [Comment]] = [:]
+        for row in rows {
+            let comment = SQLiteStore.comment(row)
+            byPost[comment.postId, default: []].append(comment)
+        }
+        return posts.map { post in
+            var post = post
+            post.recentComments = byPost[post.id] ?? []
+            return post
+        }
     }
 
     /// Decodes `author_id, username, display_name, avatar_file` into a summary.
@@ -75,7 +104,8 @@ enum PostQuery {
             SELECT \(columns) FROM \(from)
             WHERE \(filter) AND \(keyCondition) ORDER BY \(key) \(order) LIMIT :limit
             """
-        var posts = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(post)
+        var posts = try withRecentComments(
+            db, Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(post))
         let hasMore = posts.count > page.limit
         if hasMore { posts.removeLast() }
         if case .newerThan(let newer) = page.position {

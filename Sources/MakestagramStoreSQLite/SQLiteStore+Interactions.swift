@@ -20,10 +20,7 @@ extension SQLiteStore {
             } else {
                 try db.execute(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?", arguments: [postID, viewer])
             }
-            guard db.changesCount > 0, events != nil else {
-                let count = try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = ?", arguments: [postID])
-                return LikeState(likeCount: count ?? 0, viewerHasLiked: liked)
-            }
+            let changed = db.changesCount > 0
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
@@ -37,8 +34,10 @@ extension SQLiteStore {
             let change = LikeChange(
                 postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
                 likers: likers.split(separator: " ").map(String.init), version: row["version"])
-            publishOnCommit(db, .likeChanged(change))
-            return LikeState(likeCount: change.likeCount, viewerHasLiked: liked)
+            // A like that changed nothing (already liked, or not liked) is not an event.
+            if changed { publishOnCommit(db, .likeChanged(change)) }
+            return LikeState(
+                likeCount: change.likeCount, viewerHasLiked: liked, likers: change.likers, version: change.version)
         }
     }
 

@@ -5,11 +5,12 @@ import MakestagramStore
 
 extension SQLiteStore {
     static func post(_ db: Database, id: Int64, viewer: Int64) throws -> Post? {
-        try Row.fetchOne(
+        let post = try Row.fetchOne(
             db,
             sql: "SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = :id",
             arguments: ["id": id, "viewer": viewer]
         ).map(PostQuery.post)
+        return try post.flatMap { try PostQuery.withRecentComments(db, [$0]).first }
     }
 
     public func createPost(_ post: NewPost) async throws -> Post {
@@ -46,14 +47,16 @@ extension SQLiteStore {
         return try await read { db in
             // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
             let list = ids.map(String.init).joined(separator: ",")
-            return try Row.fetchAll(
+            return try PostQuery.withRecentComments(
                 db,
-                sql: """
-                    SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id
-                    WHERE p.id IN (SELECT value FROM json_each(:ids))
-                    """,
-                arguments: ["ids": "[\(list)]", "viewer": viewer]
-            ).map(PostQuery.post)
+                Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id
+                        WHERE p.id IN (SELECT value FROM json_each(:ids))
+                        """,
+                    arguments: ["ids": "[\(list)]", "viewer": viewer]
+                ).map(PostQuery.post))
         }
     }
 

@@ -12,7 +12,13 @@ import Testing
             image: PostImage(
                 width: 2688, height: 4032, full: ImageVariant(url: "/media/a.jpg", width: 720, height: 1080),
                 thumb: ImageVariant(url: "/media/b.jpg", width: 320, height: 320)),
-            likeCount: 3, commentCount: 1, viewerHasLiked: true, likers: likers, version: 9)
+            likeCount: 3, commentCount: likers.count, viewerHasLiked: true, likers: likers,
+            recentComments: likers.enumerated().map { index, name in
+                Comment(
+                    id: Int64(index + 1), postId: 42,
+                    author: UserSummary(id: Int64(index + 10), username: name, displayName: caption),
+                    text: caption.isEmpty ? "nice" : caption, createdAt: Date(timeIntervalSince1970: 1_795_000_100))
+            }, version: 9)
     }
 
     @Test(arguments: [

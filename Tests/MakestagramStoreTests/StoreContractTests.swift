@@ -126,21 +126,19 @@ import Testing
             let bob = try await store.user("bob")
             let carol = try await store.user("carol")
             let post = try await store.photoPost(by: alice)
-            #expect(
-                try await store.setLike(postID: post, viewer: bob, liked: true)
-                    == LikeState(likeCount: 1, viewerHasLiked: true))
-            #expect(
-                try await store.setLike(postID: post, viewer: bob, liked: true)
-                    == LikeState(likeCount: 1, viewerHasLiked: true))
+            let first = try await store.setLike(postID: post, viewer: bob, liked: true)
+            #expect(first.likeCount == 1 && first.viewerHasLiked && first.likers == ["bob"])
+            // Liking again changes nothing, not even the version.
+            #expect(try await store.setLike(postID: post, viewer: bob, liked: true) == first)
             _ = try await store.setLike(postID: post, viewer: carol, liked: true)
             let seenByAlice = try #require(try await store.post(id: post, viewer: alice))
             #expect(
                 seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
             #expect(try await store.post(id: post, viewer: bob)?.viewerHasLiked == true)
             #expect(try await store.likers(postID: post, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
-            #expect(
-                try await store.setLike(postID: post, viewer: bob, liked: false)
-                    == LikeState(likeCount: 1, viewerHasLiked: false))
+            let unliked = try await store.setLike(postID: post, viewer: bob, liked: false)
+            #expect(unliked.likeCount == 1 && !unliked.viewerHasLiked && unliked.likers == ["carol"])
+            #expect(unliked.version > first.version)
             #expect(try await store.setLike(postID: post, viewer: bob, liked: false).likeCount == 1)
             await #expect(throws: StoreError.notFound("post")) {
                 _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
@@ -172,6 +170,31 @@ import Testing
             let likes = finals.filter { $0 }.count
             #expect(try await store.post(id: post, viewer: author)?.likeCount == likes)
             #expect(try await store.likers(postID: post, page: .init(limit: 100))?.items.count == likes)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func everyPostReadCarriesItsNewestCommentsOldestFirst(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let quiet = try await store.photoPost(by: alice)
+            let busy = try await store.photoPost(by: alice)
+            var comments: [MakestagramAPI.Comment] = []
+            for text in ["one", "two", "three"] {
+                comments.append(try await store.addComment(postID: busy, author: bob, text: text))
+            }
+            let newest = comments.suffix(Post.recentCommentsLimit).map(\.id)
+            #expect(try await store.post(id: busy, viewer: bob)?.recentComments.map(\.id) == newest)
+            #expect(try await store.post(id: quiet, viewer: bob)?.recentComments == [])
+            let listed = try await store.posts(ids: [quiet, busy], viewer: bob)
+            #expect(listed.first { $0.id == busy }?.recentComments.map(\.text) == ["two", "three"])
+            let timeline = try await store.timeline(viewer: alice, page: .init(limit: 10))
+            #expect(timeline.items.map(\.recentComments.count) == [2, 0])
+            try await store.deleteComment(id: comments[2].id, viewer: bob)
+            let after = try #require(try await store.post(id: busy, viewer: alice))
+            #expect(after.recentComments.map(\.text) == ["one", "two"] && after.commentCount == 2)
+            #expect(after.recentComments.first?.author.username == "bob")
         }
     }
 
