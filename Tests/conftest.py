@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def server_binary() -> str:
@@ -22,7 +22,7 @@ def server_binary() -> str:
 
 @pytest.fixture(scope="session")
 def server():
-    data = tempfile.mkdtemp(prefix="makestagram-api-")
+    data = tempfile.mkdtemp(prefix="makestagram-tests-")
     log_path = pathlib.Path(data) / "server.log"
     log = open(log_path, "w")
     process = subprocess.Popen(

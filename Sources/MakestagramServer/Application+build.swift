@@ -10,10 +10,14 @@ import Photos
 public enum StartupError: Error, CustomStringConvertible {
     /// libvips could not be initialised (is libvips installed?).
     case imageLibraryUnavailable
+    /// The web client's files are not beside the executable.
+    case webClientMissing
 
     public var description: String {
         switch self {
         case .imageLibraryUnavailable: "libvips failed to start; install libvips (Debian: apt-get install libvips-dev)"
+        case .webClientMissing:
+            "the web client's files are missing; run the server from its build folder (makestagram_MakestagramServer.resources)"
         }
     }
 }
@@ -40,7 +44,8 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let events = EventsController(
         store: store, hub: hub, tickets: EventTickets(), queueLimit: configuration.liveQueueLimit,
         closeGrace: configuration.liveCloseGrace)
-    let router = buildRouter(store: store, worker: worker, events: events, configuration: configuration)
+    let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
+    let router = buildRouter(store: store, worker: worker, events: events, web: web, configuration: configuration)
     return Application(
         router: router,
         server: .http1WebSocketUpgrade(
@@ -56,7 +61,7 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
 
 /// All routes and middleware over one store.
 func buildRouter<S: Store>(
-    store: S, worker: PhotoWorker, events: EventsController<S>, configuration: ServerConfiguration
+    store: S, worker: PhotoWorker, events: EventsController<S>, web: WebController, configuration: ServerConfiguration
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     _ = MetricsBootstrap.registry
@@ -64,6 +69,7 @@ func buildRouter<S: Store>(
     router.add(middleware: ProblemMiddleware())
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
     router.addRoutes(MediaController(media: worker.media).routes)
+    router.addRoutes(web.routes)
     let accounts = AccountsController(
         store: store, throttle: LoginThrottle(), bcryptCost: max(10, configuration.bcryptCost))
     router.group("api/v1").addRoutes(accounts.publicRoutes)

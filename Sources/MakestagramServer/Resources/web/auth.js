@@ -1,0 +1,135 @@
+// Log-in and sign-up screens.
+
+import { api } from "./api.js";
+import { h, replace } from "./dom.js";
+
+/** How a username field behaves: no capitals, no spelling fixes. */
+const HANDLE = { autocomplete: "username", autocapitalize: "none", spellcheck: false };
+
+function field(id, label, props, hint) {
+  const input = h("input.input", { id, name: id, ...props, "aria-describedby": hint ? `${id}-hint` : undefined });
+  return {
+    input,
+    element: h(
+      "div.field",
+      {},
+      h("label", { for: id }, label),
+      input,
+      hint && h("p.hint.muted", { id: `${id}-hint` }, hint),
+    ),
+  };
+}
+
+function shell(title, subtitle, form, footer) {
+  return h(
+    "div.auth",
+    {},
+    h(
+      "div.auth-card",
+      {},
+      h("h1.logo.auth-logo", {}, "Makestagram"),
+      h("p.muted.auth-subtitle", {}, subtitle),
+      h("h2.visually-hidden", {}, title),
+      form,
+    ),
+    h("div.auth-card.auth-footer", {}, footer),
+  );
+}
+
+/** Submits `form` with `action`, showing the server's answer in words a person can act on. */
+function handle(form, button, error, action, messages) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    button.disabled = true;
+    try {
+      await action();
+    } catch (problem) {
+      error.textContent = messages(problem) ?? problem.message;
+      button.disabled = false;
+    }
+  });
+}
+
+export function loginView(root, { onSession }) {
+  const username = field("username", "Username", { ...HANDLE, required: true });
+  const password = field("password", "Password", {
+    type: "password",
+    autocomplete: "current-password",
+    required: true,
+  });
+  const error = h("p.form-error", { role: "alert" });
+  const button = h("button.button.wide", { type: "submit" }, "Log in");
+  const form = h("form.stack", { "aria-label": "Log in" }, username.element, password.element, error, button);
+  handle(
+    form,
+    button,
+    error,
+    async () => {
+      const answer = await api.post("/sessions", {
+        username: username.input.value.trim().toLowerCase(),
+        password: password.input.value,
+      });
+      onSession(answer);
+    },
+    (problem) => {
+      if (problem.code === "invalid_credentials") return "Wrong username or password. Check both and try again.";
+      if (problem.code === "too_many_attempts") return problem.detail;
+    },
+  );
+  const footer = ["New here? ", h("a", { href: "/signup" }, "Sign up")];
+  replace(root, shell("Log in", "Log in to see photos from your friends.", form, footer));
+  username.input.focus();
+}
+
+export function signupView(root, { onSession }) {
+  const username = field(
+    "username",
+    "Username",
+    { ...HANDLE, required: true, minlength: 3, maxlength: 30, pattern: "[a-z0-9_.]{3,30}" },
+    "3–30 lower-case letters, digits, _ or .",
+  );
+  const displayName = field("displayName", "Name", { autocomplete: "name", required: true, maxlength: 50 });
+  const password = field(
+    "password",
+    "Password",
+    { type: "password", autocomplete: "new-password", required: true, minlength: 8 },
+    "At least 8 characters.",
+  );
+  const error = h("p.form-error", { role: "alert" });
+  const button = h("button.button.wide", { type: "submit" }, "Sign up");
+  const form = h(
+    "form.stack",
+    { "aria-label": "Sign up" },
+    username.element,
+    displayName.element,
+    password.element,
+    error,
+    button,
+  );
+  username.input.addEventListener("input", () => {
+    username.input.value = username.input.value.toLowerCase();
+  });
+  handle(
+    form,
+    button,
+    error,
+    async () => {
+      const bytes = new TextEncoder().encode(password.input.value).length;
+      if (bytes > 72) throw { message: "That password is too long: use at most 72 bytes." };
+      const answer = await api.post("/accounts", {
+        username: username.input.value.trim(),
+        password: password.input.value,
+        displayName: displayName.input.value.trim(),
+      });
+      onSession(answer);
+    },
+    (problem) => {
+      if (problem.code === "username_taken") return "That username is taken. Try another one.";
+      if (problem.code === "invalid_field") return `Check the form: ${problem.detail}`;
+    },
+  );
+  const footer = ["Have an account? ", h("a", { href: "/login" }, "Log in")];
+  replace(root, shell("Sign up", "Sign up to share photos with your friends.", form, footer));
+  username.input.focus();
+}

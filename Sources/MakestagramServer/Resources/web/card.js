@@ -1,0 +1,282 @@
+// A post card: author, photo (its space reserved before it loads), heart, counts, "Liked by …", caption, latest
+// comments and a comment box. It redraws its live parts whenever the post's model changes.
+
+import { h, icon, avatar, replace, timeElement, plural, toast, openDialog, confirmDialog } from "./dom.js";
+import { store } from "./posts.js";
+import { showUserList } from "./lists.js";
+import { reportPost } from "./report.js";
+
+let cardNumber = 0;
+
+export function userLink(user, className = "user-link") {
+  return h(`a.${className}`, { href: `/u/${user.username}` }, user.username);
+}
+
+/** A comment line; its delete button shows for the comment's author and the post's author. */
+export function commentItem(comment, post) {
+  const me = store.me;
+  const mayDelete = me && (comment.author.id === me.id || post.author.id === me.id);
+  const remove = async (event) => {
+    const button = event.currentTarget;
+    button.disabled = true;
+    try {
+      await store.deleteComment(post.id, comment.id);
+    } catch (error) {
+      button.disabled = false;
+      toast(`Couldn't delete the comment: ${error.message}`, { error: true });
+    }
+  };
+  return h(
+    "li.comment",
+    { dataset: { commentId: comment.id } },
+    h("p", {}, userLink(comment.author), " ", h("span.comment-text", {}, comment.text)),
+    h(
+      "div.comment-meta",
+      {},
+      timeElement(comment.createdAt),
+      mayDelete &&
+        h(
+          "button.text-button",
+          { type: "button", onclick: remove, "aria-label": `Delete comment by ${comment.author.username}` },
+          "Delete",
+        ),
+    ),
+  );
+}
+
+/** The "Liked by alice, bob and 3 others" line. */
+function likedBy(view, openLikers) {
+  if (view.likeCount === 0) return h("p.liked-by.muted", {}, "Be the first to like this");
+  const names = view.likers.slice(0, Math.min(view.likers.length, view.likeCount));
+  const others = view.likeCount - names.length;
+  const parts = ["Liked by "];
+  names.forEach((name, index) => {
+    if (index > 0) parts.push(index === names.length - 1 && others === 0 ? " and " : ", ");
+    parts.push(h("a.user-link", { href: `/u/${name}` }, name));
+  });
+  if (others > 0) {
+    parts.push(names.length ? " and " : "");
+    parts.push(h("button.text-button.strong", { type: "button", onclick: openLikers }, plural(others, "other")));
+  }
+  return h("p.liked-by", {}, parts);
+}
+
+/**
+ * Builds the card of post `id` (already in the store). `detail` is for the post page, which lists every comment
+ * itself. Answers {element, destroy}.
+ */
+export function postCard(id, { detail = false, navigate } = {}) {
+  const number = ++cardNumber;
+  let view = store.view(id);
+  const post = view;
+  const mine = store.me?.id === post.author.id;
+  const openLikers = () => showUserList(`Likes`, `/posts/${id}/likes`, navigate);
+
+  const heart = h("button.icon-button.like-button", { type: "button", onclick: () => store.toggleLike(id) });
+  const likeCount = h("button.text-button.strong.like-count", { type: "button", onclick: openLikers });
+  const likedByLine = h("div");
+  const commentsLink = h("a.muted.view-comments", { href: `/p/${id}` });
+  const recent = h("ul.comments", { "aria-label": "Latest comments" });
+  const burst = h("div.burst", { "aria-hidden": "true" }, icon("heart"));
+
+  const full = post.image.full;
+  const image = h("img.photo", {
+    src: full.url,
+    width: full.width,
+    height: full.height,
+    alt: post.caption ? `Photo by ${post.author.username}: ${post.caption}` : `Photo by ${post.author.username}`,
+    loading: "lazy",
+    decoding: "async",
+  });
+  const frame = h(
+    "div.photo-frame",
+    { style: `aspect-ratio: ${full.width} / ${Math.min(full.height, full.width * 1.25)}` },
+    image,
+    burst,
+  );
+  onDoubleTap(frame, () => {
+    store.like(id);
+    burst.classList.remove("bursting");
+    void burst.offsetWidth;
+    burst.classList.add("bursting");
+  });
+
+  const input = h("input.comment-input", {
+    id: `comment-${number}`,
+    name: "text",
+    placeholder: "Add a comment…",
+    autocomplete: "off",
+    maxlength: 2200,
+    required: true,
+  });
+  const submit = h("button.text-button.strong", { type: "submit", disabled: true }, "Post");
+  input.addEventListener("input", () => (submit.disabled = !input.value.trim()));
+  const form = h(
+    "form.comment-form",
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const text = input.value.trim();
+        if (!text) return;
+        input.disabled = submit.disabled = true;
+        try {
+          await store.addComment(id, text);
+          input.value = "";
+        } catch (error) {
+          toast(`Couldn't post the comment: ${error.message}`, { error: true });
+        } finally {
+          input.disabled = false;
+          submit.disabled = !input.value.trim();
+          input.focus();
+        }
+      },
+    },
+    h("label.visually-hidden", { for: input.id }, `Comment on ${post.author.username}'s post`),
+    input,
+    submit,
+  );
+
+  const element = h(
+    "article.card",
+    { "aria-label": `Post by ${post.author.username}`, dataset: { postId: id } },
+    h(
+      "header.card-header",
+      {},
+      h(
+        "a.author",
+        { href: `/u/${post.author.username}` },
+        avatar(post.author, 32),
+        h("span", {}, post.author.username),
+      ),
+      h("span.muted", {}, "•"),
+      h("a.muted.post-time", { href: `/p/${id}` }, timeElement(post.createdAt)),
+      h(
+        "button.icon-button.more",
+        { type: "button", "aria-label": "More options", onclick: () => options(id, mine, navigate) },
+        icon("more"),
+      ),
+    ),
+    frame,
+    h(
+      "div.card-body",
+      {},
+      h(
+        "div.card-actions",
+        {},
+        heart,
+        h(
+          "button.icon-button",
+          { type: "button", "aria-label": "Comment", onclick: () => input.focus() },
+          icon("comment"),
+        ),
+      ),
+      likeCount,
+      likedByLine,
+      post.caption && h("p.caption", {}, userLink(post.author), " ", post.caption),
+      !detail && commentsLink,
+      !detail && recent,
+      form,
+    ),
+  );
+
+  function render() {
+    heart.setAttribute("aria-pressed", String(view.viewerHasLiked));
+    heart.setAttribute("aria-label", "Like");
+    heart.classList.toggle("liked", view.viewerHasLiked);
+    replace(heart, icon("heart"));
+    likeCount.textContent = plural(view.likeCount, "like");
+    replace(likedByLine, likedBy(view, openLikers));
+    if (detail) return;
+    commentsLink.hidden = view.commentCount <= view.recentComments.length;
+    commentsLink.textContent = `View all ${plural(view.commentCount, "comment")}`;
+    replace(recent, view.recentComments.map((comment) => commentItem(comment, view)));
+  }
+  render();
+  const stop = store.observe(id, (next) => {
+    view = next;
+    render();
+  });
+  return { element, destroy: stop };
+}
+
+/** Calls `action` on a double click or a double tap (two taps within 300 ms, close together). */
+function onDoubleTap(element, action) {
+  let last = null;
+  element.addEventListener("pointerup", (event) => {
+    if (event.pointerType === "mouse") return;
+    const now = { time: event.timeStamp, x: event.clientX, y: event.clientY };
+    if (last && now.time - last.time < 300 && Math.hypot(now.x - last.x, now.y - last.y) < 30) {
+      last = null;
+      action();
+    } else {
+      last = now;
+    }
+  });
+  element.addEventListener("dblclick", (event) => {
+    event.preventDefault();
+    action();
+  });
+}
+
+/** The "…" menu: open, copy the link, delete (own posts) or report (others'). */
+function options(id, mine, navigate) {
+  openDialog("Post options", (close) =>
+    h(
+      "div.menu",
+      {},
+      h("a.menu-item", { href: `/p/${id}`, onclick: () => close() }, "Go to post"),
+      h(
+        "button.menu-item",
+        {
+          type: "button",
+          onclick: async () => {
+            close();
+            try {
+              await navigator.clipboard.writeText(`${location.origin}/p/${id}`);
+              toast("Link copied");
+            } catch {
+              toast(`${location.origin}/p/${id}`);
+            }
+          },
+        },
+        "Copy link",
+      ),
+      mine
+        ? h(
+            "button.menu-item.danger-text",
+            {
+              type: "button",
+              onclick: async () => {
+                close();
+                const sure = await confirmDialog(
+                  "Delete post?",
+                  "The photo, its likes and its comments will be gone for everyone.",
+                  "Delete",
+                  { danger: true },
+                );
+                if (!sure) return;
+                try {
+                  await store.deletePost(id);
+                  toast("Post deleted");
+                  if (location.pathname === `/p/${id}`) navigate("/");
+                } catch (error) {
+                  toast(`Couldn't delete the post: ${error.message}`, { error: true });
+                }
+              },
+            },
+            "Delete",
+          )
+        : h(
+            "button.menu-item.danger-text",
+            {
+              type: "button",
+              onclick: () => {
+                close();
+                reportPost(id);
+              },
+            },
+            "Report",
+          ),
+    ),
+  );
+}

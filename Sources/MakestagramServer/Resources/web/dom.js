@@ -1,0 +1,189 @@
+// Small DOM helpers shared by every view. User text only ever reaches the page through textContent or attributes.
+
+/** Creates an element: h("a.link", {href: "/"}, "text", child). Class names after the dot. */
+export function h(tag, props = {}, ...children) {
+  const [name, ...classes] = tag.split(".");
+  const element = document.createElement(name);
+  if (classes.length) element.className = classes.join(" ");
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      element.addEventListener(key.slice(2).toLowerCase(), value);
+    } else if (key === "style") {
+      // Through the CSSOM: the page's security policy refuses style attributes.
+      element.style.cssText = value;
+    } else if (key === "dataset") {
+      Object.assign(element.dataset, value);
+    } else if (key in element && !key.includes("-") && typeof value !== "string") {
+      element[key] = value;
+    } else {
+      element.setAttribute(key, value === true ? "" : value);
+    }
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's children. */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+}
+
+const ICONS = {
+  heart:
+    '<path d="M12 21s-7.5-4.6-9.5-9.1C1.1 8.6 3.2 5 6.7 5c2.1 0 3.6 1.2 4.3 2.4h2C13.7 6.2 15.2 5 17.3 5' +
+    'c3.5 0 5.6 3.6 4.2 6.9C19.5 16.4 12 21 12 21z"/>',
+  comment: '<path d="M20.7 16.6A9 9 0 1 0 17 20.3L22 22z"/>',
+  home: '<path d="M3 10.5 12 3l9 7.5V21h-6v-6H9v6H3z"/>',
+  search: '<circle cx="10.5" cy="10.5" r="7"/><path d="m16 16 5.5 5.5"/>',
+  plus: '<rect x="3" y="3" width="18" height="18" rx="5"/><path d="M12 8v8M8 12h8"/>',
+  refresh: '<path d="M20 11a8 8 0 1 0-2.3 5.7"/><path d="M20 4v7h-7"/>',
+  more: '<circle cx="5" cy="12" r="1.5"/><circle cx="12" cy="12" r="1.5"/><circle cx="19" cy="12" r="1.5"/>',
+  close: '<path d="M6 6l12 12M18 6 6 18"/>',
+  up: '<path d="M12 19V5M5 12l7-7 7 7"/>',
+  photo: '<rect x="3" y="4" width="18" height="16" rx="3"/><circle cx="9" cy="10" r="2"/><path d="m21 17-5-5-9 8"/>',
+};
+
+/** An inline SVG icon (decorative: hidden from screen readers; the button around it carries the label). */
+export function icon(name, className = "") {
+  const template = document.createElement("template");
+  template.innerHTML =
+    `<svg class="icon ${className}" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`;
+  return template.content.firstChild;
+}
+
+const AVATAR_COLOURS = ["#e1306c", "#833ab4", "#fd1d1d", "#f77737", "#405de6", "#2a9d8f", "#c13584", "#5851db"];
+
+/** A round avatar: the user's picture, or their initials on a colour chosen from their username. */
+export function avatar(user, size = 32) {
+  const style = `width:${size}px;height:${size}px;font-size:${Math.round(size * 0.42)}px`;
+  if (user.avatarURL) return h("img.avatar", { src: user.avatarURL, alt: "", style, width: size, height: size });
+  let hash = 0;
+  for (const char of user.username) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  const name = (user.displayName || user.username).trim();
+  const initials = name.split(/\s+/).slice(0, 2).map((part) => [...part][0] ?? "").join("").toUpperCase();
+  return h(
+    "span.avatar",
+    { style: `${style};background:${AVATAR_COLOURS[hash % AVATAR_COLOURS.length]}`, "aria-hidden": "true" },
+    initials || "?",
+  );
+}
+
+/** "just now", "5m", "3h", "2d", "Nov 3" or "Nov 3, 2025": the compact times under posts and comments. */
+export function relativeTime(date, now = new Date()) {
+  const seconds = Math.max(0, (now - date) / 1000);
+  if (seconds < 45) return "just now";
+  if (seconds < 3600) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)}h`;
+  if (seconds < 7 * 86400) return `${Math.round(seconds / 86400)}d`;
+  const options = { month: "short", day: "numeric" };
+  if (date.getFullYear() !== now.getFullYear()) options.year = "numeric";
+  return date.toLocaleDateString(undefined, options);
+}
+
+/** A <time> that keeps its relative text current (see refreshTimes). */
+export function timeElement(iso) {
+  const date = new Date(iso);
+  return h("time", { datetime: iso, title: date.toLocaleString() }, relativeTime(date));
+}
+
+/** Brings every relative time on the page up to date; runs once a minute. */
+export function refreshTimes() {
+  for (const element of document.querySelectorAll("time[datetime]")) {
+    element.textContent = relativeTime(new Date(element.getAttribute("datetime")));
+  }
+}
+
+/** "1 like", "12 likes". */
+export function plural(count, one, many = `${one}s`) {
+  return `${count.toLocaleString()} ${count === 1 ? one : many}`;
+}
+
+// MARK: Messages
+
+/** A whole-screen message: a heading, a line of explanation and the actions that lead on. */
+export function emptyState(title, text, ...actions) {
+  return h(
+    "div.empty",
+    {},
+    h("h1", {}, title),
+    text && h("p.muted", {}, text),
+    actions.length > 0 && h("div.empty-actions", {}, actions),
+  );
+}
+
+/** A line saying what failed to load, with a button that tries again. */
+export function retryLine(what, error, retry) {
+  return [
+    h("p.muted", {}, `Couldn't load ${what}: ${error.message} `),
+    h("button.button.secondary", { type: "button", onclick: () => retry() }, "Try again"),
+  ];
+}
+
+/** Shows a short message at the bottom of the screen; errors are announced at once to screen readers. */
+export function toast(message, { error = false } = {}) {
+  const region = document.getElementById(error ? "alerts" : "toasts");
+  const element = h(`div.toast${error ? ".toast-error" : ""}`, {}, message);
+  region.append(element);
+  setTimeout(() => element.classList.add("toast-leaving"), error ? 5000 : 3000);
+  setTimeout(() => element.remove(), error ? 5400 : 3400);
+}
+
+// MARK: Dialogs
+
+/** Opens a modal dialog holding `content`; resolves with the value passed to close() when it closes. */
+export function openDialog(title, build) {
+  return new Promise((resolve) => {
+    let result;
+    const close = (value) => {
+      result = value;
+      dialog.close();
+    };
+    const heading = h("h2.dialog-title", { id: `dialog-${Date.now()}` }, title);
+    const dialog = h(
+      "dialog.dialog",
+      { "aria-labelledby": heading.id },
+      h(
+        "header.dialog-header",
+        {},
+        heading,
+        h(
+          "button.icon-button",
+          { type: "button", "aria-label": "Close", onclick: () => close(undefined) },
+          icon("close"),
+        ),
+      ),
+    );
+    dialog.append(h("div.dialog-body", {}, build(close)));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(result);
+    });
+    dialog.addEventListener("click", (event) => {
+      if (event.target === dialog) close(undefined);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+/** Asks a yes/no question; resolves true when confirmed. */
+export function confirmDialog(title, message, confirmLabel, { danger = false } = {}) {
+  return openDialog(title, (close) => [
+    h("p", {}, message),
+    h(
+      "div.dialog-actions",
+      {},
+      h("button.button.secondary", { type: "button", onclick: () => close(false) }, "Cancel"),
+      h(`button.button${danger ? ".danger" : ""}`, { type: "button", onclick: () => close(true) }, confirmLabel),
+    ),
+  ]).then(Boolean);
+}

@@ -1,0 +1,159 @@
+// The app: session, navigation bar, routes and the live stream that keeps every screen current.
+
+import { api } from "./api.js";
+import { h, icon, avatar, replace, refreshTimes, toast, emptyState } from "./dom.js";
+import { store } from "./posts.js";
+import { LiveStream } from "./live.js";
+import { feed, feedView } from "./feed.js";
+import { profileView } from "./profile.js";
+import { postView } from "./postpage.js";
+import { uploadView } from "./upload.js";
+import { loginView, signupView } from "./auth.js";
+import { searchView } from "./search.js";
+
+const main = document.getElementById("main");
+const nav = document.getElementById("nav");
+const connection = document.getElementById("connection");
+
+const routes = [
+  { pattern: /^\/$/, view: feedView, title: "Home", nav: "home" },
+  { pattern: /^\/new$/, view: uploadView, title: "New post", nav: "new" },
+  { pattern: /^\/search$/, view: searchView, title: "Find people", nav: "search" },
+  { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
+  { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
+  { pattern: /^\/login$/, view: loginView, title: "Log in", public: true },
+  { pattern: /^\/signup$/, view: signupView, title: "Sign up", public: true },
+];
+
+let cleanup = null;
+
+const live = new LiveStream({
+  onMessage: (message) => {
+    if (message.type === "post.created") {
+      if (message.post.author.id !== store.me?.id || !store.view(message.post.id)) feed.announce(message.post);
+      return;
+    }
+    if (message.type === "error") return console.warn("event stream:", message.detail);
+    store.apply(message);
+  },
+  onStatus: (status) => {
+    connection.hidden = status !== "offline";
+  },
+  onResume: () => feed.catchUp(),
+  onSessionEnded: () => endSession("You were logged out. Log in again to continue."),
+});
+
+function navigate(path, { replace: replaceState = false } = {}) {
+  if (replaceState) history.replaceState(null, "", path);
+  else if (path !== location.pathname) history.pushState(null, "", path);
+  render();
+}
+
+function render() {
+  cleanup?.();
+  cleanup = null;
+  const path = location.pathname;
+  const route = routes.find((candidate) => candidate.pattern.test(path));
+  if (!store.me && !route?.public) return navigate("/login", { replace: true });
+  if (store.me && route?.public) return navigate("/", { replace: true });
+  renderNav(route?.nav);
+  document.title = `${route?.title ?? "Not found"} · Makestagram`;
+  main.replaceChildren();
+  if (!route) {
+    replace(main, emptyState("Page not found", null, h("a.button", { href: "/" }, "Go to your feed")));
+    return;
+  }
+  const params = path.match(route.pattern).groups ?? {};
+  cleanup = route.view(main, { params, live, navigate, onSession: startSession, logOut }) ?? null;
+  if (route.nav !== "home") scrollTo(0, 0);
+  main.focus({ preventScroll: true });
+}
+
+function renderNav(current) {
+  nav.hidden = !store.me;
+  if (!store.me) return;
+  const item = (name, href, label, content) =>
+    h(
+      "a.nav-item",
+      { href, "aria-label": label, title: label, "aria-current": current === name ? "page" : undefined },
+      content,
+    );
+  replace(
+    nav,
+    h("a.logo", { href: "/", "aria-label": "Makestagram home" }, "Makestagram"),
+    h(
+      "div.nav-items",
+      {},
+      item("home", "/", "Home", icon("home")),
+      item("search", "/search", "Find people", icon("search")),
+      item("new", "/new", "New post", icon("plus")),
+      item("profile", `/u/${store.me.username}`, "Your profile", avatar(store.me, 26)),
+    ),
+  );
+}
+
+async function startSession(answer) {
+  api.token = answer.token;
+  store.me = answer.user;
+  feed.reset();
+  live.start();
+  navigate("/", { replace: true });
+}
+
+function endSession(message) {
+  api.token = null;
+  store.me = null;
+  store.forget();
+  feed.reset();
+  live.stop();
+  if (message) toast(message);
+  navigate("/login", { replace: true });
+}
+
+async function logOut() {
+  try {
+    await api.delete("/sessions/current");
+  } catch {
+    // Logged out here either way; the server forgets the token when it can.
+  }
+  endSession("You're logged out.");
+}
+
+// Links inside the app navigate without reloading.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a[href]");
+  if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+  const url = new URL(link.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith("/api/") || url.pathname.startsWith("/media/")) return;
+  event.preventDefault();
+  navigate(url.pathname);
+});
+addEventListener("popstate", render);
+setInterval(refreshTimes, 60_000);
+api.onUnauthorized = () => endSession("Your session has ended. Log in again.");
+
+// Start: a stored token survives reloads; check it once.
+(async () => {
+  if (api.token) {
+    try {
+      store.me = await api.get("/me");
+      live.start();
+    } catch (error) {
+      if (error.status === 401) api.token = null;
+      else {
+        // Offline: keep the token and show what can be shown; the stream reconnects when the server is back.
+        store.me = null;
+        replace(
+          main,
+          emptyState(
+            "Can't reach Makestagram",
+            error.message,
+            h("button.button", { type: "button", onclick: () => location.reload() }, "Try again"),
+          ),
+        );
+        return;
+      }
+    }
+  }
+  render();
+})();

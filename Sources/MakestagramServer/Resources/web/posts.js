@@ -1,0 +1,210 @@
+// One model per post ID, shared by every view that shows the post, so a like in the feed shows on the post page
+// too. Server states are ordered by the post's version (answers and live events alike); the viewer's own like is
+// shown at once and rolled back if the server refuses it.
+
+import { api } from "./api.js";
+import { toast } from "./dom.js";
+
+class PostModel {
+  constructor(post) {
+    this.post = post;
+    /** The like state the viewer asked for and the server has not confirmed yet, or null. */
+    this.desiredLike = null;
+    this.inFlight = false;
+    this.listeners = new Set();
+    /** Comment IDs already counted, so that an answer and its live event are applied once. */
+    this.seenComments = new Set(post.recentComments.map((comment) => comment.id));
+  }
+
+  /** What the screen shows: the server state with the viewer's unconfirmed like applied. */
+  get view() {
+    const post = this.post;
+    const liked = this.desiredLike ?? post.viewerHasLiked;
+    const likeCount = post.likeCount + Number(liked) - Number(post.viewerHasLiked);
+    let likers = post.likers;
+    const me = store.me?.username;
+    if (me && liked && !likers.includes(me)) likers = [me, ...likers].slice(0, 3);
+    if (me && !liked) likers = likers.filter((name) => name !== me);
+    return { ...post, viewerHasLiked: liked, likeCount, likers };
+  }
+
+  notify(change) {
+    for (const listener of [...this.listeners]) listener(this.view, change);
+  }
+}
+
+export const store = {
+  /** The logged-in user (for the likers line). */
+  me: null,
+  models: new Map(),
+  /** Called with a post ID when a post is deleted (by its author here, elsewhere, or found gone). */
+  deletionListeners: new Set(),
+
+  /** Takes posts from an answer; a copy older than the one held is ignored. Answers the current views. */
+  take(posts) {
+    return posts.map((post) => {
+      const model = this.models.get(post.id);
+      if (!model) {
+        this.models.set(post.id, new PostModel(post));
+      } else if (post.version > model.post.version) {
+        model.post = post;
+        for (const comment of post.recentComments) model.seenComments.add(comment.id);
+        model.notify({ type: "state" });
+      }
+      return this.models.get(post.id).view;
+    });
+  },
+
+  view(id) {
+    return this.models.get(id)?.view;
+  },
+
+  /** Calls `listener(view, change)` whenever the post changes; answers a function that stops it. */
+  observe(id, listener) {
+    const model = this.models.get(id);
+    if (!model) return () => {};
+    model.listeners.add(listener);
+    return () => model.listeners.delete(listener);
+  },
+
+  onDeleted(listener) {
+    this.deletionListeners.add(listener);
+    return () => this.deletionListeners.delete(listener);
+  },
+
+  forget() {
+    this.models.clear();
+  },
+
+  // MARK: Likes
+
+  /** Flips the viewer's like at once; the request follows. */
+  toggleLike(id) {
+    const model = this.models.get(id);
+    if (model) this.setLike(model, !model.view.viewerHasLiked);
+  },
+
+  /** Likes (never unlikes): the double-tap on a photo. */
+  like(id) {
+    const model = this.models.get(id);
+    if (model && !model.view.viewerHasLiked) this.setLike(model, true);
+  },
+
+  setLike(model, liked) {
+    model.desiredLike = liked;
+    model.notify({ type: "like" });
+    if (!model.inFlight) this.sendLike(model);
+  },
+
+  /** Sends what the viewer wants, one request at a time: clicks made meanwhile are folded into the next one. */
+  async sendLike(model) {
+    const id = model.post.id;
+    model.inFlight = true;
+    try {
+      while (model.desiredLike !== null && model.desiredLike !== model.post.viewerHasLiked) {
+        const liked = model.desiredLike;
+        const state = await (liked ? api.put(`/posts/${id}/like`) : api.delete(`/posts/${id}/like`));
+        if (state.version > model.post.version) {
+          Object.assign(model.post, {
+            likeCount: state.likeCount,
+            viewerHasLiked: state.viewerHasLiked,
+            likers: state.likers,
+            version: state.version,
+          });
+        } else {
+          model.post.viewerHasLiked = state.viewerHasLiked;
+        }
+      }
+      model.desiredLike = null;
+      model.notify({ type: "like" });
+    } catch (error) {
+      const wanted = model.desiredLike;
+      model.desiredLike = null;
+      model.notify({ type: "like" });
+      if (error.status === 404) return this.removed(id, "This post was deleted.");
+      toast(`Couldn't ${wanted ? "like" : "unlike"} the post: ${error.message}`, { error: true });
+    } finally {
+      model.inFlight = false;
+    }
+  },
+
+  // MARK: Comments
+
+  async addComment(id, text) {
+    const comment = await api.post(`/posts/${id}/comments`, { text });
+    const model = this.models.get(id);
+    if (model && !model.seenComments.has(comment.id)) {
+      model.seenComments.add(comment.id);
+      model.post.commentCount += 1;
+      model.post.recentComments = [...model.post.recentComments, comment].slice(-2);
+      model.notify({ type: "comment.created", comment });
+    }
+    return comment;
+  },
+
+  async deleteComment(postID, commentID) {
+    await api.delete(`/comments/${commentID}`);
+    const model = this.models.get(postID);
+    if (model && !model.seenComments.has(-commentID)) {
+      model.seenComments.add(-commentID);
+      model.post.commentCount = Math.max(0, model.post.commentCount - 1);
+      model.post.recentComments = model.post.recentComments.filter((comment) => comment.id !== commentID);
+      model.notify({ type: "comment.deleted", commentId: commentID });
+    }
+  },
+
+  // MARK: Posts
+
+  async deletePost(id) {
+    await api.delete(`/posts/${id}`);
+    this.removed(id);
+  },
+
+  removed(id, message) {
+    this.models.delete(id);
+    for (const listener of [...this.deletionListeners]) listener(id);
+    if (message) toast(message);
+  },
+
+  // MARK: Live events
+
+  /** Applies a message from the event stream; anything not newer than what is held is dropped. */
+  apply(message) {
+    if (message.type === "post.deleted") return this.removed(message.postId);
+    if (message.type === "post.snapshot") return this.take([message.post]);
+    const model = this.models.get(message.postId);
+    if (!model || !(message.version > model.post.version)) return;
+    const post = model.post;
+    post.version = message.version;
+    switch (message.type) {
+      case "post.liked":
+      case "post.unliked":
+        Object.assign(post, {
+          likeCount: message.likeCount,
+          likers: message.likers,
+          viewerHasLiked: message.viewerHasLiked,
+        });
+        return model.notify({ type: "like" });
+      case "comment.created":
+        post.commentCount = message.commentCount;
+        if (!model.seenComments.has(message.comment.id)) {
+          model.seenComments.add(message.comment.id);
+          post.recentComments = [...post.recentComments, message.comment].slice(-2);
+          model.notify({ type: "comment.created", comment: message.comment });
+        } else {
+          model.notify({ type: "state" });
+        }
+        return;
+      case "comment.deleted":
+        post.commentCount = message.commentCount;
+        post.recentComments = post.recentComments.filter((comment) => comment.id !== message.commentId);
+        if (!model.seenComments.has(-message.commentId)) {
+          model.seenComments.add(-message.commentId);
+          model.notify({ type: "comment.deleted", commentId: message.commentId });
+        } else {
+          model.notify({ type: "state" });
+        }
+        return;
+    }
+  },
+};

@@ -1,0 +1,176 @@
+// Sharing a photo: choose or drop it, see a preview, write a caption, watch the upload, land on the feed.
+
+import { api } from "./api.js";
+import { h, icon, replace, toast } from "./dom.js";
+import { feed } from "./feed.js";
+
+const MAX_CAPTION = 2200;
+
+/** The server's upload limit, written into the page by the server. */
+function maxUploadBytes() {
+  return Number(document.querySelector('meta[name="makestagram-max-upload-bytes"]')?.content) || 20 * 1024 * 1024;
+}
+
+function megabytes(bytes) {
+  return `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`;
+}
+
+/** What to tell the person when the server refuses the photo. */
+export function uploadErrorMessage(error) {
+  switch (error.code) {
+    case "payload_too_large":
+      return `This photo is too big. Photos can be up to ${megabytes(maxUploadBytes())}.`;
+    case "unsupported_media_type":
+      return "That file isn't a photo Makestagram can read. Choose a JPEG, PNG, WebP or HEIC photo.";
+    case "invalid_image":
+      return "That photo is broken or incomplete and can't be read. Try another one.";
+    case "image_too_large":
+      return `That photo has too many pixels. ${error.detail}`;
+    case "network":
+      return "The upload failed: the server could not be reached. Check your connection and try again.";
+    default:
+      return error.message;
+  }
+}
+
+export function uploadView(root, { navigate }) {
+  let file = null;
+  let previewURL = null;
+  let request = null;
+
+  const input = h("input.visually-hidden", {
+    id: "photo-input",
+    type: "file",
+    name: "image",
+    accept: "image/jpeg,image/png,image/webp,image/heic,image/heif,.heic,.heif",
+  });
+  const preview = h("div.preview", { "aria-live": "polite" });
+  const drop = h(
+    "label.drop-zone",
+    { for: "photo-input" },
+    icon("photo", "drop-icon"),
+    h("strong", {}, "Choose a photo"),
+    h("span.muted", {}, "or drop it here · JPEG, PNG, WebP or HEIC"),
+  );
+  const caption = h("textarea.textarea", {
+    id: "caption",
+    name: "caption",
+    rows: 4,
+    maxlength: MAX_CAPTION,
+    placeholder: "Write a caption…",
+  });
+  const counter = h("span.muted.counter", { "aria-live": "polite" }, `0 / ${MAX_CAPTION}`);
+  const error = h("p.form-error", { role: "alert", id: "upload-error" });
+  const progress = h("progress.upload-progress", { max: 100, value: 0, hidden: true, "aria-label": "Upload progress" });
+  const progressText = h("span.muted", { role: "status" });
+  const share = h("button.button", { type: "submit", disabled: true }, "Share");
+
+  caption.addEventListener("input", () => {
+    counter.textContent = `${[...caption.value].length} / ${MAX_CAPTION}`;
+  });
+
+  function choose(chosen) {
+    error.textContent = "";
+    if (!chosen) return;
+    if (chosen.type && !chosen.type.startsWith("image/")) {
+      return reject("That file isn't a photo. Choose a JPEG, PNG, WebP or HEIC photo.");
+    }
+    if (chosen.size > maxUploadBytes()) {
+      return reject(
+        `This photo is ${megabytes(chosen.size)}, too big to share. ` +
+          `Photos can be up to ${megabytes(maxUploadBytes())}.`,
+      );
+    }
+    file = chosen;
+    share.disabled = false;
+    if (previewURL) URL.revokeObjectURL(previewURL);
+    previewURL = URL.createObjectURL(chosen);
+    const image = h("img.preview-image", { src: previewURL, alt: "Preview of the chosen photo" });
+    image.addEventListener("error", () =>
+      replace(
+        preview,
+        h(
+          "p.muted.preview-fallback",
+          {},
+          `${chosen.name}: this browser can't show a preview. A HEIC photo is converted when shared.`,
+        ),
+      ),
+    );
+    replace(preview, image, h("p.muted", {}, `${chosen.name} · ${megabytes(chosen.size)}`));
+    drop.classList.add("has-file");
+    drop.querySelector("strong").textContent = "Choose another photo";
+  }
+
+  function reject(message) {
+    file = null;
+    input.value = "";
+    share.disabled = true;
+    replace(preview);
+    error.textContent = message;
+  }
+
+  input.addEventListener("change", () => choose(input.files[0]));
+  for (const type of ["dragenter", "dragover"]) {
+    drop.addEventListener(type, (event) => {
+      event.preventDefault();
+      drop.classList.add("dragging");
+    });
+  }
+  for (const type of ["dragleave", "drop"]) {
+    drop.addEventListener(type, () => drop.classList.remove("dragging"));
+  }
+  drop.addEventListener("drop", (event) => {
+    event.preventDefault();
+    choose(event.dataTransfer.files[0]);
+  });
+
+  const form = h(
+    "form.upload-form",
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        if (!file) return;
+        error.textContent = "";
+        share.disabled = input.disabled = caption.disabled = true;
+        progress.hidden = false;
+        progress.value = 0;
+        progressText.textContent = "Uploading… 0%";
+        try {
+          request = api.upload(file, caption.value.trim(), (fraction) => {
+            progress.value = Math.round(fraction * 100);
+            progressText.textContent =
+              fraction < 1 ? `Uploading… ${Math.round(fraction * 100)}%` : "Processing the photo…";
+          });
+          const post = await request;
+          feed.prependOwn(post);
+          toast("Your photo is shared");
+          navigate("/");
+        } catch (problem) {
+          progress.hidden = true;
+          progressText.textContent = "";
+          input.disabled = caption.disabled = false;
+          // A refused file stays refused: choosing another is the way on. After a network failure, retrying works.
+          const refused = problem.status >= 400 && problem.status < 500 && problem.status !== 401;
+          if (refused) reject(uploadErrorMessage(problem));
+          else error.textContent = uploadErrorMessage(problem);
+          share.disabled = !file;
+        }
+      },
+    },
+    h("h1.page-title", {}, "New post"),
+    input,
+    drop,
+    preview,
+    h("label", { for: "caption" }, "Caption"),
+    caption,
+    counter,
+    error,
+    h("div.upload-footer", {}, progress, progressText),
+    h("div.form-actions", {}, h("a.button.secondary", { href: "/" }, "Cancel"), share),
+  );
+  replace(root, form);
+
+  return () => {
+    if (previewURL) URL.revokeObjectURL(previewURL);
+  };
+}

@@ -1,0 +1,99 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Serves the web client: `index.html` for every page of the app (the client routes in the browser) and the files
+/// under `/app/` it loads. The files ship as resources, are read once at start-up and revalidated by ETag.
+struct WebController: Sendable {
+    /// One file of the client, ready to send.
+    struct Asset: Sendable {
+        let body: ByteBuffer
+        let contentType: String
+        let etag: String
+    }
+
+    /// The client's files by name (`main.js`), without `index.html`.
+    let assets: [String: Asset]
+    /// The page every app URL answers with.
+    let index: Asset
+
+    /// The paths the browser-side router knows; each answers with `index.html`.
+    static let pages = ["", "login", "signup", "new", "search", "u/:username", "p/:id"]
+
+    /// Reads the client's files from the resources; `maxUploadBytes` is written into the page, so that the upload
+    /// screen can refuse a file that is too big before sending it.
+    init(maxUploadBytes: Int) throws {
+        guard let folder = Bundle.module.url(forResource: "web", withExtension: nil, subdirectory: "Resources")
+        else { throw StartupError.webClientMissing }
+        var assets: [String: Asset] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasPrefix(".") {
+            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+            assets[name] = Self.asset(data, name: name)
+        }
+        guard let page = assets.removeValue(forKey: "index.html"),
+            let text = page.body.getString(at: 0, length: page.body.readableBytes)
+        else { throw StartupError.webClientMissing }
+        let filled = text.replacingOccurrences(of: "{{maxUploadBytes}}", with: String(maxUploadBytes))
+        self.assets = assets
+        self.index = Self.asset(Data(filled.utf8), name: "index.html")
+    }
+
+    static func asset(_ data: Data, name: String) -> Asset {
+        let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return Asset(body: ByteBuffer(bytes: data), contentType: contentType(of: name), etag: "\"\(digest)\"")
+    }
+
+    static func contentType(of name: String) -> String {
+        switch name.split(separator: ".").last ?? "" {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "svg": "image/svg+xml"
+        case "json", "webmanifest": "application/manifest+json"
+        default: "application/octet-stream"
+        }
+    }
+
+    var routes: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        for page in Self.pages {
+            routes.get(RouterPath(page)) { request, _ in respond(request, with: index, isPage: true) }
+        }
+        routes.get("app/:name") { request, context in
+            guard let name = context.parameters.get("name"), let asset = assets[name] else {
+                throw APIError.notFound("file")
+            }
+            return respond(request, with: asset, isPage: false)
+        }
+        routes.get("favicon.ico") { request, _ in
+            guard let icon = assets["icon.svg"] else { throw APIError.notFound("file") }
+            return respond(request, with: icon, isPage: false)
+        }
+        return routes
+    }
+
+    /// The page's security policy: only this origin's scripts, styles, images (and previews of the photo being
+    /// uploaded), and no framing.
+    static let contentSecurityPolicy =
+        "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'; "
+        + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+    func respond(_ request: Request, with asset: Asset, isPage: Bool) -> Response {
+        var headers: HTTPFields = [
+            .contentType: asset.contentType, .eTag: asset.etag, .cacheControl: "no-cache",
+        ]
+        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        if isPage {
+            headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
+            headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        }
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
+        {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentLength] = String(asset.body.readableBytes)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
+    }
+}

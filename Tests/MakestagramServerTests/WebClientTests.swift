@@ -1,0 +1,47 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import MakestagramServer
+
+@Suite struct WebClientTests {
+    @Test(arguments: ["/", "/login", "/signup", "/new", "/search", "/u/alice", "/p/42"])
+    func everyPageOfTheAppAnswersWithTheClient(path: String) async throws {
+        try await TestServer.run({ $0.maxUploadBytes = 1234 }) { client, _ in
+            let response = try await client.executeRequest(uri: path, method: .get, headers: [:], body: nil)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+            let page = String(buffer: response.body)
+            #expect(page.contains(#"<script type="module" src="/app/main.js">"#))
+            #expect(page.contains(#"name="makestagram-max-upload-bytes" content="1234""#))
+        }
+    }
+
+    @Test func assetsHaveTheirTypeAndRevalidateByETag() async throws {
+        try await TestServer.run { client, _ in
+            let script = try await client.executeRequest(uri: "/app/main.js", method: .get, headers: [:], body: nil)
+            #expect(script.status == .ok)
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+            #expect(script.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            let etag = try #require(script.headers[.eTag])
+            let again = try await client.executeRequest(
+                uri: "/app/main.js", method: .get, headers: [.ifNoneMatch: etag], body: nil)
+            #expect(again.status == .notModified && again.body.readableBytes == 0)
+            let style = try await client.executeRequest(uri: "/app/app.css", method: .get, headers: [:], body: nil)
+            #expect(style.headers[.contentType] == "text/css; charset=utf-8")
+            let icon = try await client.executeRequest(uri: "/favicon.ico", method: .get, headers: [:], body: nil)
+            #expect(icon.headers[.contentType] == "image/svg+xml")
+        }
+    }
+
+    @Test(arguments: ["/app/missing.js", "/app/../Package.swift", "/p/abc/def", "/nowhere"])
+    func unknownFilesAreProblemsNotPages(path: String) async throws {
+        try await TestServer.run { client, _ in
+            let problem = try await client.problem(.get, path)
+            #expect(problem.status == 404)
+        }
+    }
+}

@@ -1,0 +1,123 @@
+"""Helpers for the browser tests: headless Chromium driven by Selenium (Debian's chromium and chromium-driver),
+people with accounts, and screenshots of what the tests see."""
+import pathlib
+import shutil
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "Tests" / "TestFixtures" / "photos"
+SCREENSHOTS = ROOT / "Tests" / "browser" / "screenshots"
+PASSWORD = "correct horse"
+
+
+def chromium_paths() -> tuple[str, str]:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not browser or not pathlib.Path(driver).exists():
+        pytest.fail("Chromium and chromedriver are missing: run scripts/install-deps.sh --test")
+    return browser, driver
+
+
+class Person:
+    """Someone with an account, reachable through the API and, once opened, through a browser."""
+
+    def __init__(self, base: str, username: str, token: str):
+        self.base, self.username, self.token = base, username, token
+
+    @property
+    def headers(self) -> dict:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def api(self, method: str, path: str, **kwargs):
+        response = requests.request(method, f"{self.base}/api/v1{path}", headers=self.headers, timeout=30, **kwargs)
+        response.raise_for_status()
+        return response.json() if response.content else None
+
+    def post_photo(self, name: str = "chelsea.jpg", caption: str = "") -> dict:
+        with open(PHOTOS / name, "rb") as photo:
+            return self.api("POST", "/posts", files={"image": photo}, data={"caption": caption})
+
+
+class Browser:
+    """One Chromium window with its own storage (so its own session)."""
+
+    def __init__(self, base: str, width: int = 1280, height: int = 900):
+        browser, driver = chromium_paths()
+        options = webdriver.ChromeOptions()
+        options.binary_location = browser
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                         f"--window-size={width},{height}", "--hide-scrollbars", "--force-device-scale-factor=1"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(options=options, service=Service(executable_path=driver))
+        if width < 500:
+            # Desktop windows have a minimum width; a phone's screen (and touch) is emulated instead.
+            self.driver.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True},
+            )
+            self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        self.base = base
+        self.console: list[dict] = []
+
+    def open(self, path: str = "/"):
+        self.driver.get(self.base + path)
+
+    def log_in(self, person: Person):
+        self.open("/login")
+        self.type("#username", person.username)
+        self.type("#password", PASSWORD)
+        self.click("form button[type=submit]")
+        self.wait_for(".feed-header")
+
+    def find(self, selector: str, within=None):
+        return (within or self.driver).find_element(By.CSS_SELECTOR, selector)
+
+    def find_all(self, selector: str, within=None):
+        return (within or self.driver).find_elements(By.CSS_SELECTOR, selector)
+
+    def wait_for(self, selector: str, timeout: float = 15):
+        return WebDriverWait(self.driver, timeout).until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
+
+    def wait_until(self, condition, timeout: float = 15, message: str = ""):
+        return WebDriverWait(self.driver, timeout).until(lambda _: condition(), message)
+
+    def click(self, selector: str, within=None):
+        element = self.find(selector, within)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        WebDriverWait(self.driver, 10).until(EC.element_to_be_clickable(element))
+        element.click()
+        return element
+
+    def type(self, selector: str, text: str):
+        element = self.wait_for(selector)
+        element.clear()
+        element.send_keys(text)
+        return element
+
+    def card(self, post_id: int):
+        return self.wait_for(f'article.card[data-post-id="{post_id}"]')
+
+    def text(self, selector: str, within=None) -> str:
+        return self.find(selector, within).text
+
+    def screenshot(self, name: str):
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+    def console_errors(self, allow: tuple[str, ...] = ()) -> list[str]:
+        """Severe console messages since the last call, except those containing an allowed text."""
+        self.console += self.driver.get_log("browser")
+        errors = [entry["message"] for entry in self.console if entry["level"] == "SEVERE"]
+        self.console = []
+        return [message for message in errors if not any(text in message for text in allow)]
+
+    def quit(self):
+        self.driver.quit()

@@ -1,0 +1,252 @@
+"""The web client in a real browser: what a person does, and what they see."""
+import requests
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from browser_support import PASSWORD, PHOTOS
+
+# Failed requests the browser itself reports on the console when a test provokes them on purpose.
+REFUSED_UPLOAD = ("status of 415", "status of 422", "status of 413")
+
+
+def test_sign_up_upload_and_see_the_post(browsers):
+    browser = browsers()
+    browser.open("/")
+    browser.wait_for("form[aria-label='Log in']")
+    browser.screenshot("login")
+    browser.click("a[href='/signup']")
+    username = "newcomer" + str(abs(hash(browser)) % 100000)
+    browser.type("#username", username)
+    browser.type("#displayName", "New Comer")
+    browser.type("#password", PASSWORD)
+    browser.click("form button[type=submit]")
+    browser.wait_for(".empty h1")
+    assert "Your feed is empty" in browser.text(".empty h1")
+
+    browser.click("a.nav-item[href='/new']")
+    browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+    browser.wait_for(".preview-image")
+    browser.type("#caption", "Hello from the phone 📸")
+    browser.screenshot("upload")
+    browser.click("button[type=submit]")
+
+    card = browser.wait_for("article.card")
+    assert browser.driver.current_url.endswith("/")
+    assert "Hello from the phone 📸" in browser.text(".caption", card)
+    image = browser.find("img.photo", card)
+    browser.wait_until(lambda: browser.driver.execute_script("return arguments[0].naturalWidth", image) > 0)
+    width, height = browser.driver.execute_script("return [arguments[0].naturalWidth, arguments[0].naturalHeight]", image)
+    assert height > width, "the rotated phone photo is shown upright (portrait)"
+    assert browser.text(".like-count", card) == "0 likes"
+    browser.screenshot("feed-after-upload")
+
+
+def test_session_survives_reload_and_errors_are_explained(browsers, sign_up):
+    person = sign_up("returning")
+    browser = browsers()
+    browser.allowed_errors = ("status of 401", "status of 409")
+    browser.open("/login")
+    browser.type("#username", person.username)
+    browser.type("#password", "wrong password")
+    browser.click("form button[type=submit]")
+    browser.wait_until(lambda: "Wrong username or password" in browser.text(".form-error"))
+
+    browser.open("/signup")
+    browser.type("#username", person.username)
+    browser.type("#displayName", "Someone Else")
+    browser.type("#password", PASSWORD)
+    browser.click("form button[type=submit]")
+    browser.wait_until(lambda: "That username is taken" in browser.text(".form-error"))
+
+    browser.log_in(person)
+    browser.driver.refresh()
+    browser.wait_for(".feed-header")
+    token = browser.driver.execute_script("return localStorage.getItem('makestagram.token')")
+    browser.click(f"a.nav-item[href='/u/{person.username}']")
+    browser.wait_for(".profile-name")
+    browser.click(".profile-actions button.secondary")
+    browser.wait_for("form[aria-label='Log in']")
+    browser.driver.refresh()
+    browser.wait_for("form[aria-label='Log in']")
+    me = requests.get(f"{person.base}/api/v1/me", headers={"Authorization": f"Bearer {token}"}, timeout=10)
+    assert me.status_code == 401, "logging out ended the browser's session on the server"
+
+
+def test_a_like_in_one_browser_changes_the_count_in_another_live(browsers, sign_up):
+    alice, bob = sign_up("alice"), sign_up("bob")
+    post = alice.post_photo("chelsea.jpg", "Chelsea at the park")
+    bob.api("PUT", f"/users/{alice.username}/follow")
+    alice.api("PUT", f"/users/{bob.username}/follow")
+
+    alices = browsers()
+    alices.log_in(alice)
+    card = alices.card(post["id"])
+    assert alices.text(".like-count", card) == "0 likes"
+    bobs = browsers()
+    bobs.log_in(bob)
+    bobs.click(f'article[data-post-id="{post["id"]}"] .like-button')
+    assert bobs.find(f'article[data-post-id="{post["id"]}"] .like-button').get_attribute("aria-pressed") == "true"
+
+    alices.wait_until(lambda: alices.text(".like-count", card) == "1 like", message="the like reaches alice live")
+    assert bob.username in alices.text(".liked-by", card)
+    assert alices.find(".like-button", card).get_attribute("aria-pressed") == "false"
+
+    # A comment typed by bob appears under alice's card.
+    bobs.type(f'article[data-post-id="{post["id"]}"] .comment-input', "What a good cat")
+    bobs.find(f'article[data-post-id="{post["id"]}"] .comment-input').send_keys(Keys.ENTER)
+    alices.wait_until(lambda: "What a good cat" in alices.text(".comments", card), message="the comment arrives live")
+
+    # Bob's new post is offered to alice by the "new posts" pill.
+    newer = bob.post_photo("hubble.jpg", "Deep field")
+    pill = alices.wait_for(".new-posts-pill")
+    assert "1 new post" in pill.text
+    alices.screenshot("feed-new-posts-pill")
+    pill.click()
+    alices.card(newer["id"])
+    assert alices.find_all("article.card")[0].get_attribute("data-post-id") == str(newer["id"])
+
+
+def test_infinite_scroll_loads_older_pages(browsers, sign_up):
+    person = sign_up("prolific")
+    ids = [person.post_photo("rocket.jpg", f"Launch {number}")["id"] for number in range(25)]
+    browser = browsers()
+    browser.log_in(person)
+    browser.card(ids[-1])
+    browser.wait_until(lambda: len(browser.find_all("article.card")) >= 20)
+    assert len(browser.find_all("article.card")) == 20
+    browser.driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    browser.wait_until(lambda: len(browser.find_all("article.card")) == 25, message="the second page loads")
+    browser.wait_for(".end")
+    shown = [int(card.get_attribute("data-post-id")) for card in browser.find_all("article.card")]
+    assert shown == sorted(ids, reverse=True)
+
+
+def test_deleting_a_post_after_confirming(browsers, sign_up):
+    person = sign_up("tidy")
+    keep = person.post_photo("astronaut.jpg", "Keep me")
+    doomed = person.post_photo("chelsea.jpg", "Delete me")
+    browser = browsers()
+    browser.log_in(person)
+    card = browser.card(doomed["id"])
+    browser.click(".more", card)
+    browser.click("dialog .danger-text")
+    browser.wait_for("dialog .button.danger")
+    browser.screenshot("delete-confirmation")
+    browser.click("dialog .button.danger")
+    browser.wait_until(lambda: not browser.find_all(f'article[data-post-id="{doomed["id"]}"]'))
+    browser.card(keep["id"])
+    gone = requests.get(f"{person.base}/api/v1/posts/{doomed['id']}", headers=person.headers, timeout=10)
+    assert gone.status_code == 404
+
+
+def test_a_bad_upload_shows_a_clear_error(browsers, sign_up):
+    person = sign_up("careless")
+    browser = browsers()
+    browser.allowed_errors = REFUSED_UPLOAD
+    browser.log_in(person)
+    browser.open("/new")
+    browser.find("#photo-input").send_keys(str(PHOTOS / "not-an-image.jpg"))
+    browser.click("button[type=submit]")
+    browser.wait_until(lambda: "isn't a photo" in browser.text("#upload-error"))
+    assert browser.find("button[type=submit]").get_attribute("disabled") is not None, "a refused file is let go"
+    browser.screenshot("upload-error")
+
+    browser.find("#photo-input").send_keys(str(PHOTOS / "truncated.jpg"))
+    browser.click("button[type=submit]")
+    browser.wait_until(lambda: "broken or incomplete" in browser.text("#upload-error"))
+    assert person.api("GET", f"/users/{person.username}")["postCount"] == 0
+
+
+def test_double_click_likes_and_a_failed_like_rolls_back(browsers, sign_up):
+    author, fan = sign_up("author"), sign_up("fan")
+    post = author.post_photo("astronaut.jpg", "Spacewalk")
+    fan.api("PUT", f"/users/{author.username}/follow")
+    browser = browsers()
+    browser.allowed_errors = ("net::ERR_INTERNET_DISCONNECTED", "WebSocket")
+    browser.log_in(fan)
+    card = browser.card(post["id"])
+    ActionChains(browser.driver).double_click(browser.find(".photo-frame", card)).perform()
+    browser.wait_until(lambda: browser.text(".like-count", card) == "1 like")
+    browser.wait_until(lambda: author.api("GET", f"/posts/{post['id']}")["likeCount"] == 1)
+
+    # Offline, unliking fails: the heart turns red again and the reason is shown.
+    browser.driver.execute_cdp_cmd("Network.enable", {})
+    browser.driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    browser.click(".like-button", card)
+    browser.wait_until(lambda: "Couldn't unlike the post" in browser.text("#alerts"))
+    assert browser.find(".like-button", card).get_attribute("aria-pressed") == "true"
+    assert browser.text(".like-count", card) == "1 like"
+    browser.screenshot("like-rolled-back")
+
+    # Back online, the stream reconnects and catches up with a like made meanwhile.
+    other = sign_up("other")
+    other.api("PUT", f"/posts/{post['id']}/like")
+    browser.driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    browser.wait_until(lambda: browser.text(".like-count", card) == "2 likes", timeout=45,
+                       message="the reconnected stream's snapshot brings the missed like")
+
+
+def test_profile_post_page_and_keyboard(browsers, sign_up):
+    author, reader = sign_up("painter"), sign_up("reader")
+    post = author.post_photo("hubble.jpg", "Galaxies")
+    author.api("POST", f"/posts/{post['id']}/comments", json={"text": "First light"})
+    browser = browsers()
+    browser.log_in(reader)
+    browser.open(f"/u/{author.username}")
+    browser.wait_for(".grid .tile")
+    follow = browser.find(".profile-actions .button")
+    assert follow.text == "Follow"
+    follow.click()
+    browser.wait_until(lambda: browser.find(".profile-actions .button").text == "Following")
+    assert "1 follower" in browser.text(".counts")
+    browser.screenshot("profile")
+
+    browser.click(".grid .tile")
+    browser.wait_for(".all-comments .comment")
+    assert "First light" in browser.text(".all-comments")
+    browser.type(".comment-input", "Beautiful")
+    browser.find(".comment-input").send_keys(Keys.ENTER)
+    browser.wait_until(lambda: "Beautiful" in browser.text(".all-comments"))
+    browser.screenshot("post-page")
+
+    # The heart is a real button: Tab reaches it and Space presses it.
+    heart = browser.find(".like-button")
+    browser.driver.execute_script("arguments[0].focus()", heart)
+    heart.send_keys(Keys.SPACE)
+    browser.wait_until(lambda: heart.get_attribute("aria-pressed") == "true")
+    assert heart.get_attribute("aria-label") == "Like"
+    assert browser.find("img.photo").get_attribute("alt").endswith("Galaxies")
+
+    # Report it.
+    browser.click(".more")
+    browser.click("dialog .danger-text")
+    browser.type("dialog textarea", "Testing reports")
+    browser.click("dialog button[type=submit]")
+    browser.wait_until(lambda: "moderators" in browser.text("#toasts"))
+
+
+def test_phone_width_layout_and_search(browsers, sign_up):
+    person, friend = sign_up("phone"), sign_up("friendly")
+    friend.post_photo("chelsea.webp", "Webp cat")
+    browser = browsers(width=390, height=844)
+    browser.log_in(person)
+    browser.click("a.nav-item[href='/search']")
+    browser.type("#search", friend.username[:8])
+    browser.wait_for(".user-list .user-row")
+    assert friend.username in browser.text(".user-list")
+    browser.screenshot("search-phone")
+    browser.click(".user-list .user-row")
+    browser.wait_for(".profile-name")
+    browser.click(".profile-actions .button")
+    browser.wait_until(lambda: browser.find(".profile-actions .button").text == "Following")
+    browser.click("a.nav-item[href='/']")
+    browser.wait_for("article.card")
+    width = browser.driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 390, "nothing overflows a phone's width"
+    browser.screenshot("feed-phone")
