@@ -139,7 +139,7 @@ def test_deleting_a_post_after_confirming(browsers, sign_up):
     assert gone.status_code == 404
 
 
-def test_a_bad_upload_shows_a_clear_error(browsers, sign_up):
+def test_a_bad_upload_shows_a_clear_error(browsers, sign_up, tmp_path):
     person = sign_up("careless")
     browser = browsers()
     browser.allowed_errors = REFUSED_UPLOAD
@@ -154,6 +154,13 @@ def test_a_bad_upload_shows_a_clear_error(browsers, sign_up):
     browser.find("#photo-input").send_keys(str(PHOTOS / "truncated.jpg"))
     browser.click("button[type=submit]")
     browser.wait_until(lambda: "broken or incomplete" in browser.text("#upload-error"))
+
+    # Over the server's limit (20 MiB): refused before a byte is sent.
+    huge = tmp_path / "huge.jpg"
+    huge.write_bytes((PHOTOS / "hubble.jpg").read_bytes() + bytes(21 * 1024 * 1024))
+    browser.find("#photo-input").send_keys(str(huge))
+    browser.wait_until(lambda: "too big to share" in browser.text("#upload-error"))
+    assert "up to 20 MB" in browser.text("#upload-error")
     assert person.api("GET", f"/users/{person.username}")["postCount"] == 0
 
 
