@@ -9,11 +9,13 @@ let package = Package(
         .library(name: "MakestagramAPI", targets: ["MakestagramAPI"]),
         .library(name: "Incremental", targets: ["Incremental"]),
         .library(name: "MakestagramServer", targets: ["MakestagramServer"]),
+        .library(name: "MakestagramKit", targets: ["MakestagramKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
@@ -28,6 +30,16 @@ let package = Package(
     targets: [
         .target(name: "MakestagramAPI"),
         .target(name: "Incremental"),
+        .target(
+            name: "MakestagramKit",
+            dependencies: [
+                "MakestagramAPI", "Incremental",
+                // URLSession's WebSocket task does not work on Linux; swift-websocket does (see LiveTransport).
+                .product(name: "WSClient", package: "swift-websocket", condition: .when(platforms: [.linux])),
+                .product(name: "Logging", package: "swift-log", condition: .when(platforms: [.linux])),
+                .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(platforms: [.linux])),
+            ]
+        ),
         .target(name: "MakestagramStore", dependencies: ["MakestagramAPI"]),
         .target(
             name: "MakestagramStoreSQLite",
@@ -83,6 +95,14 @@ let package = Package(
             path: "Benchmarks/LiveBenchmark"
         ),
         .target(name: "TestFixtures", path: "Tests/TestFixtures", resources: [.copy("photos")]),
+        .target(
+            name: "ServerTestSupport",
+            dependencies: [
+                "MakestagramServer", "MakestagramAPI", "TestFixtures",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            path: "Tests/ServerTestSupport"
+        ),
         .testTarget(
             name: "MakestagramStoreTests",
             dependencies: ["MakestagramStore", "MakestagramStoreSQLite"]
@@ -92,10 +112,17 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramStoreSQLite", "Photos", "TestFixtures",
+                "MakestagramServer", "MakestagramStoreSQLite", "Photos", "TestFixtures", "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
+        ),
+        .testTarget(
+            name: "MakestagramKitTests",
+            dependencies: [
+                "MakestagramKit", "MakestagramAPI", "Incremental", "ServerTestSupport", "TestFixtures",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ]

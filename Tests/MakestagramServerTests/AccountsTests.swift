@@ -4,6 +4,7 @@ import HummingbirdTesting
 import MakestagramAPI
 import MakestagramStoreSQLite
 import NIOCore
+import ServerTestSupport
 import Testing
 
 @Suite struct AccountsTests {

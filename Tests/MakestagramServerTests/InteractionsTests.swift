@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 import MakestagramAPI
 import NIOCore
+import ServerTestSupport
 import Testing
 
 @Suite struct InteractionsTests {

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import MakestagramAPI
 import MakestagramServer
 import NIOCore
+import ServerTestSupport
 import Testing
 
 /// The event stream through real WebSocket clients against a live server.

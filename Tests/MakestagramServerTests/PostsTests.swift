@@ -5,6 +5,7 @@ import MakestagramAPI
 import NIOCore
 import Photos
 import TestFixtures
+import ServerTestSupport
 import Testing
 
 @Suite struct PostsTests {

@@ -9,8 +9,8 @@ import TestFixtures
 import Testing
 
 /// A fresh server on its own temporary data folder, removed afterwards.
-enum TestServer {
-    static func run(
+public enum TestServer {
+    public static func run(
         _ configure: (inout ServerConfiguration) -> Void = { _ in },
         setup: TestingSetup = .router,
         test: @Sendable (any TestClientProtocol, URL) async throws -> Void
@@ -28,14 +28,19 @@ enum TestServer {
 }
 
 /// A signed-up user of a test server.
-struct TestUser: Sendable {
-    var profile: UserProfile
-    var token: String
-    var auth: HTTPFields { [.authorization: "Bearer \(token)"] }
+public struct TestUser: Sendable {
+    public var profile: UserProfile
+    public var token: String
+    public init(profile: UserProfile, token: String) {
+        self.profile = profile
+        self.token = token
+    }
+
+    public var auth: HTTPFields { [.authorization: "Bearer \(token)"] }
 }
 
 extension TestClientProtocol {
-    func send(
+    public func send(
         _ method: HTTPRequest.Method, _ uri: String, as user: TestUser? = nil, json: (any Encodable)? = nil,
         headers: HTTPFields = [:]
     ) async throws -> TestResponse {
@@ -50,7 +55,7 @@ extension TestClientProtocol {
     }
 
     /// Sends a request and decodes a successful answer.
-    func call<T: Decodable>(
+    public func call<T: Decodable>(
         _ method: HTTPRequest.Method, _ uri: String, as user: TestUser? = nil, json: (any Encodable)? = nil,
         expect status: HTTPResponse.Status = .ok, _ type: T.Type = T.self,
         sourceLocation: SourceLocation = #_sourceLocation
@@ -61,7 +66,7 @@ extension TestClientProtocol {
     }
 
     /// Sends a request that must fail and answers its problem details.
-    func problem(
+    public func problem(
         _ method: HTTPRequest.Method, _ uri: String, as user: TestUser? = nil, json: (any Encodable)? = nil,
         headers: HTTPFields = [:], body: ByteBuffer? = nil, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> Problem {
@@ -79,7 +84,7 @@ extension TestClientProtocol {
         return problem
     }
 
-    func signUp(_ username: String, password: String = "correct horse") async throws -> TestUser {
+    public func signUp(_ username: String, password: String = "correct horse") async throws -> TestUser {
         let answer: AuthResponse = try await call(
             .post, "/api/v1/accounts",
             json: SignUpRequest(username: username, password: password, displayName: username.capitalized),
@@ -88,7 +93,7 @@ extension TestClientProtocol {
     }
 
     /// Posts a fixture photo as multipart/form-data.
-    func upload(
+    public func upload(
         _ photo: String, caption: String = "", as user: TestUser, data: Data? = nil
     ) async throws -> TestResponse {
         let (body, contentType) = Multipart.body(
@@ -98,7 +103,7 @@ extension TestClientProtocol {
         return try await executeRequest(uri: "/api/v1/posts", method: .post, headers: headers, body: body)
     }
 
-    func post(_ photo: String, caption: String = "", as user: TestUser) async throws -> Post {
+    public func post(_ photo: String, caption: String = "", as user: TestUser) async throws -> Post {
         let response = try await upload(photo, caption: caption, as: user)
         #expect(response.status == .created, "\(String(buffer: response.body))")
         return try JSONCoding.decoder().decode(Post.self, from: Data(buffer: response.body))
@@ -106,8 +111,10 @@ extension TestClientProtocol {
 }
 
 /// Builds multipart/form-data bodies.
-enum Multipart {
-    static func body(fields: [String: Data], file: (field: String, name: String, data: Data)?) -> (ByteBuffer, String) {
+public enum Multipart {
+    public static func body(fields: [String: Data], file: (field: String, name: String, data: Data)?) -> (
+        ByteBuffer, String
+    ) {
         let boundary = "----makestagram-test-\(UUID().uuidString)"
         var body = Data()
         for (name, value) in fields {

@@ -1,0 +1,187 @@
+import Foundation
+import MakestagramAPI
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Every endpoint of the API (see `openapi.yaml`), one method each.
+extension APIClient {
+    // MARK: Accounts and sessions
+
+    /// Creates an account and answers it with a new session's token.
+    public func signUp(username: String, password: String, displayName: String) async throws -> AuthResponse {
+        try await send(
+            .post, "/accounts", json: SignUpRequest(username: username, password: password, displayName: displayName))
+    }
+
+    /// Logs in and answers the user with a new session's token.
+    public func logIn(username: String, password: String) async throws -> AuthResponse {
+        try await send(.post, "/sessions", json: LogInRequest(username: username, password: password))
+    }
+
+    /// Ends the current session on the server; its token stops working at once.
+    public func logOut() async throws {
+        try await sendWithoutAnswer(.delete, "/sessions/current")
+    }
+
+    /// The logged-in user's profile.
+    public func me() async throws -> UserProfile {
+        try await send(.get, "/me")
+    }
+
+    // MARK: Users and follows
+
+    /// Users whose username starts with `query`.
+    public func searchUsers(_ query: String, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/users", query: ["query": query, "limit": limit.map(String.init)])
+    }
+
+    /// A user's profile with counts and whether the viewer follows them.
+    public func profile(_ username: String) async throws -> UserProfile {
+        try await send(.get, "/users/\(Self.segment(username))")
+    }
+
+    /// Follows a user (idempotent).
+    public func follow(_ username: String) async throws -> FollowState {
+        try await send(.put, "/users/\(Self.segment(username))/follow")
+    }
+
+    /// Stops following a user (idempotent).
+    public func unfollow(_ username: String) async throws -> FollowState {
+        try await send(.delete, "/users/\(Self.segment(username))/follow")
+    }
+
+    /// Who follows a user, most recent first.
+    public func followers(of username: String, cursor: String? = nil, limit: Int? = nil) async throws -> Page<
+        UserSummary
+    > {
+        try await send(.get, "/users/\(Self.segment(username))/followers", query: Self.paging(cursor, limit))
+    }
+
+    /// Whom a user follows, most recent first.
+    public func following(of username: String, cursor: String? = nil, limit: Int? = nil) async throws -> Page<
+        UserSummary
+    > {
+        try await send(.get, "/users/\(Self.segment(username))/following", query: Self.paging(cursor, limit))
+    }
+
+    /// One user's posts, newest first.
+    public func posts(by username: String, cursor: String? = nil, limit: Int? = nil) async throws -> Page<Post> {
+        try await send(.get, "/users/\(Self.segment(username))/posts", query: Self.paging(cursor, limit))
+    }
+
+    // MARK: Posts
+
+    /// The home timeline: the viewer's posts and those of whom they follow, newest first. Pass a page's
+    /// `nextCursor` for older posts, its `newerCursor` for newer ones.
+    public func timeline(cursor: String? = nil, limit: Int? = nil) async throws -> Page<Post> {
+        try await send(.get, "/timeline", query: Self.paging(cursor, limit))
+    }
+
+    /// One post.
+    public func post(_ id: Int64) async throws -> Post {
+        try await send(.get, "/posts/\(id)")
+    }
+
+    /// Shares a photo (JPEG, PNG, WebP or HEIC bytes). `progress` gets the fraction of the upload sent.
+    public func createPost(
+        image: Data, fileName: String = "photo.jpg", caption: String = "",
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) async throws -> Post {
+        let form = MultipartForm(fields: ["caption": caption], file: (field: "image", name: fileName, data: image))
+        let data = try await sendForData(
+            .post, "/posts", body: (form.body, form.contentType), progress: progress ?? { _ in })
+        do {
+            return try JSONCoding.decoder().decode(Post.self, from: data)
+        } catch {
+            throw MakestagramError.invalidResponse("Post: \(error)")
+        }
+    }
+
+    /// Deletes one of the viewer's posts, with its likes, comments and photos.
+    public func deletePost(_ id: Int64) async throws {
+        try await sendWithoutAnswer(.delete, "/posts/\(id)")
+    }
+
+    // MARK: Likes, comments and reports
+
+    /// Likes a post (idempotent); answers its like state after the change.
+    public func like(_ postID: Int64) async throws -> LikeState {
+        try await send(.put, "/posts/\(postID)/like")
+    }
+
+    /// Takes a like back (idempotent).
+    public func unlike(_ postID: Int64) async throws -> LikeState {
+        try await send(.delete, "/posts/\(postID)/like")
+    }
+
+    /// Who liked a post, newest first.
+    public func likers(of postID: Int64, cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/posts/\(postID)/likes", query: Self.paging(cursor, limit))
+    }
+
+    /// Comments on a post.
+    public func comment(on postID: Int64, text: String) async throws -> Comment {
+        try await send(.post, "/posts/\(postID)/comments", json: NewCommentRequest(text: text))
+    }
+
+    /// A post's comments, oldest first.
+    public func comments(on postID: Int64, cursor: String? = nil, limit: Int? = nil) async throws -> Page<Comment> {
+        try await send(.get, "/posts/\(postID)/comments", query: Self.paging(cursor, limit))
+    }
+
+    /// Deletes a comment (the viewer's own, or any on the viewer's post).
+    public func deleteComment(_ id: Int64) async throws {
+        try await sendWithoutAnswer(.delete, "/comments/\(id)")
+    }
+
+    /// Flags a post for the moderators, once per user.
+    public func report(_ postID: Int64, reason: String) async throws {
+        try await sendWithoutAnswer(.post, "/posts/\(postID)/reports", json: ReportRequest(reason: reason))
+    }
+
+    // MARK: Live updates and media
+
+    /// A single-use ticket for opening the event stream without a header (browsers).
+    public func eventTicket() async throws -> EventTicket {
+        try await send(.post, "/events/tickets")
+    }
+
+    /// The WebSocket URL of the event stream.
+    public var eventsURL: URL {
+        var components = URLComponents(url: url("/events"), resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.scheme = components.scheme == "https" ? "wss" : "ws"
+        return components.url ?? server
+    }
+
+    /// The bytes of a media file, from the `url` a post or user carries (`/media/…`).
+    public func media(_ path: String) async throws -> Data {
+        guard let url = URL(string: path, relativeTo: server)?.absoluteURL else {
+            throw MakestagramError.invalidResponse("bad media URL \(path)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "GET"
+        do {
+            let (data, response) = try await transport.send(request, progress: nil)
+            guard (200..<300).contains(response.statusCode) else {
+                throw MakestagramError.server(Self.problem(data, status: response.statusCode))
+            }
+            return data
+        } catch {
+            throw MakestagramError.transport(error)
+        }
+    }
+
+    // MARK: Helpers
+
+    static func paging(_ cursor: String?, _ limit: Int?) -> [String: String?] {
+        ["cursor": cursor, "limit": limit.map(String.init)]
+    }
+
+    /// A username as a path segment (usernames are `[a-z0-9_.]`, but a caller may pass anything).
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "_.-")))
+            ?? text
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import Incremental
+import MakestagramAPI
+
+/// Keeps the models current over the event stream (docs/live-updates.md): subscribes to every post a screen shows,
+/// merges likes, comments and deletions into the models by version, hands new timeline posts to the home feed,
+/// and after a drop reconnects with backoff and subscribes again, so the snapshots bring every model up to date.
+@MainActor
+public final class LiveUpdates {
+    /// Where the stream is.
+    public enum Status: Sendable, Equatable {
+        /// Not started, or stopped.
+        case stopped
+        /// Opening the socket.
+        case connecting
+        /// Open: events arrive.
+        case live
+        /// Dropped; the next attempt comes after a backoff.
+        case waitingToReconnect
+        /// The session ended (logged out elsewhere, or the token is no longer valid); log in again.
+        case sessionEnded
+    }
+
+    /// Where the stream is, to show "reconnecting…" on screen.
+    public var status: I<Status> { statusInput.i }
+    /// Every message from the server, after the models took it (for logs and command-line tools).
+    public var onMessage: ((LiveServerMessage) -> Void)?
+    /// Told when the server ended the session (the facade then forgets it; screens see `user` become nil).
+    var sessionEnded: (() -> Void)?
+
+    private let statusInput = Input(Status.stopped)
+    private let client: APIClient
+    private let store: PostStore
+    private let transport: any LiveTransport
+    private let homeFeed: () -> FeedStore?
+    private var task: Task<Void, Never>?
+    private var send: (@Sendable (String) async throws -> Void)?
+    private var subscribed: Set<Int64> = []
+    private var maxSubscriptions = LiveProtocol.maxSubscriptions
+    /// Posts to follow although no model shows them (command-line `watch`).
+    private var extra: Set<Int64> = []
+
+    init(client: APIClient, store: PostStore, transport: any LiveTransport, homeFeed: @escaping () -> FeedStore?) {
+        self.client = client
+        self.store = store
+        self.transport = transport
+        self.homeFeed = homeFeed
+        store.onNewModels = { [weak self] in self?.scheduleSync() }
+    }
+
+    /// Opens the stream (and keeps it open until ``stop()``).
+    public func start() {
+        guard task == nil else { return }
+        statusInput.write(.connecting)
+        task = Task { [weak self] in await self?.runLoop() }
+    }
+
+    /// Closes the stream.
+    public func stop() {
+        task?.cancel()
+        task = nil
+        send = nil
+        subscribed = []
+        statusInput.write(.stopped)
+    }
+
+    /// Follows these posts too, although no screen holds their models.
+    public func watch(_ ids: [Int64]) {
+        extra.formUnion(ids)
+        scheduleSync()
+    }
+
+    // MARK: The connection
+
+    private func runLoop() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            statusInput.write(attempt == 0 ? .connecting : .waitingToReconnect)
+            guard let token = client.token else {
+                statusInput.write(.sessionEnded)
+                return
+            }
+            var closeCode: UInt16?
+            do {
+                closeCode = try await transport.run(
+                    url: client.eventsURL, headers: ["Authorization": "Bearer \(token)"]
+                ) { [weak self] socket in
+                    guard let self else { return }
+                    await self.opened(socket.send)
+                    for try await text in socket.messages {
+                        guard await self.receive(text) else { break }
+                    }
+                }
+            } catch {
+                closeCode = nil
+            }
+            guard !Task.isCancelled else { return }
+            send = nil
+            subscribed = []
+            switch closeCode {
+            case LiveCloseCode.sessionEnded, LiveCloseCode.unauthorized:
+                task = nil
+                sessionEnded?()
+                statusInput.write(.sessionEnded)
+                return
+            case LiveCloseCode.resync:
+                attempt = 0
+                continue
+            default:
+                break
+            }
+            statusInput.write(.waitingToReconnect)
+            // 0.5, 1, 2 … 30 seconds, with jitter so that clients of a restarted server do not all come back at once.
+            let delay = min(30.0, 0.5 * pow(2, Double(min(attempt, 6)))) * Double.random(in: 0.75...1.25)
+            attempt += 1
+            try? await Task.sleep(for: .seconds(delay))
+        }
+    }
+
+    private func opened(_ send: @escaping @Sendable (String) async throws -> Void) {
+        self.send = send
+    }
+
+    /// Handles one message; answers false when the stream should be dropped.
+    private func receive(_ text: String) async -> Bool {
+        guard let message = try? JSONCoding.decoder().decode(LiveServerMessage.self, from: Data(text.utf8)) else {
+            return true  // a message type from a newer server: ignored
+        }
+        switch message {
+        case .hello(let hello):
+            maxSubscriptions = hello.maxSubscriptions
+            subscribed = []
+            statusInput.write(.live)
+            sync()
+            // Back online: what was liked meanwhile goes out, and the feed picks up what was posted.
+            Task {
+                await store.sendPendingLikes()
+                try? await homeFeed()?.catchUp()
+            }
+        case .postCreated(let post):
+            homeFeed()?.announce(post)
+        case .subscribed(let answer):
+            subscribed.subtract(answer.unavailable)
+        case .postDeleted(let event):
+            subscribed.remove(event.postId)
+            store.apply(message)
+        default:
+            store.apply(message)
+        }
+        onMessage?(message)
+        return true
+    }
+
+    // MARK: Subscriptions
+
+    private var syncScheduled = false
+
+    /// Subscribes on the next turn, so that a page of new models costs one message.
+    private func scheduleSync() {
+        guard !syncScheduled else { return }
+        syncScheduled = true
+        Task { [weak self] in
+            self?.syncScheduled = false
+            self?.sync()
+        }
+    }
+
+    /// Subscribes to the posts shown and not subscribed yet (the newest first, up to the cap) and unsubscribes
+    /// from those no longer shown.
+    private func sync() {
+        guard let send, statusInput.value == .live else { return }
+        let wanted = Set(store.liveIDs).union(extra)
+        let dropped = subscribed.subtracting(wanted)
+        subscribed.subtract(dropped)
+        let room = max(0, maxSubscriptions - subscribed.count)
+        let added = Array(wanted.subtracting(subscribed).sorted(by: >).prefix(room))
+        subscribed.formUnion(added)
+        var messages: [LiveClientMessage] = []
+        if !dropped.isEmpty { messages.append(.unsubscribe(posts: dropped.sorted())) }
+        if !added.isEmpty { messages.append(.subscribe(posts: added.sorted())) }
+        guard !messages.isEmpty else { return }
+        let texts = messages.compactMap { try? String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
+        Task {
+            for text in texts { try? await send(text) }
+        }
+    }
+}

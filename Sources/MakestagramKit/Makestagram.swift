@@ -1,0 +1,154 @@
+import Foundation
+import Incremental
+import MakestagramAPI
+
+/// The SDK for one Makestagram server: the session (sign up, log in, log out, remembered between launches), the
+/// API client, the observable post models and feeds, live updates and the offline cache. Lives on the main actor,
+/// like the views it feeds.
+///
+/// ```swift
+/// let app = Makestagram(server: URL(string: "https://photos.example.com")!)
+/// try await app.logIn(username: "alice", password: "…")
+/// try await app.homeFeed.refresh()
+/// app.live.start()
+/// ```
+@MainActor
+public final class Makestagram {
+    /// The API client; every endpoint is a method.
+    public let client: APIClient
+    /// One model per post ID.
+    public let posts: PostStore
+    /// Live updates for every post on screen.
+    public private(set) var live: LiveUpdates!  // made right after the other properties, as it refers to self
+    /// The logged-in user, or nil.
+    public var user: I<UserSummary?> { userInput.i }
+    /// How many posts a feed loads at a time (feeds made from now on).
+    public var pageSize = Limits.defaultPageSize
+
+    private let userInput: Input<UserSummary?>
+    private let credentials: any CredentialStore
+    private let cacheDirectory: URL?
+    private let liveTransport: any LiveTransport
+    private var feeds: [FeedStore.Source: FeedStore] = [:]
+
+    /// The SDK for `server`.
+    ///
+    /// - Parameters:
+    ///   - credentials: where the session is remembered (the Keychain on Apple platforms, a 0600 file on Linux).
+    ///   - cacheDirectory: where feeds, images and offline likes are kept, in a folder per server and user; nil
+    ///     keeps nothing (likes made offline then fail instead of waiting).
+    ///   - transport: how HTTP requests travel (URLSession).
+    ///   - liveTransport: how the event stream's WebSocket travels.
+    public init(
+        server: URL, credentials: any CredentialStore = platformCredentialStore(),
+        cacheDirectory: URL? = OfflineCache.defaultDirectory, transport: any HTTPTransport = URLSessionTransport(),
+        liveTransport: any LiveTransport = platformLiveTransport()
+    ) {
+        let remembered = try? credentials.load(server: server)
+        self.client = APIClient(server: server, token: remembered?.token, transport: transport)
+        self.credentials = credentials
+        self.cacheDirectory = cacheDirectory
+        self.liveTransport = liveTransport
+        self.userInput = Input(remembered?.user)
+        self.posts = PostStore(
+            client: client,
+            cache: remembered.flatMap { OfflineCache(in: cacheDirectory, server: server, username: $0.user.username) })
+        self.posts.viewer = remembered?.user
+        self.live = makeLive()
+    }
+
+    private func makeLive() -> LiveUpdates {
+        let live = LiveUpdates(client: client, store: posts, transport: liveTransport) { [weak self] in
+            self?.feeds[.home]
+        }
+        live.sessionEnded = { [weak self] in self?.sessionEnded() }
+        return live
+    }
+
+    /// Whether a session is open (remembered from an earlier launch, or begun in this one).
+    public var isLoggedIn: Bool { client.token != nil }
+
+    // MARK: Feeds and images
+
+    /// The home timeline, shown from the offline cache at once if there is one; call `refresh()` for the server's.
+    public var homeFeed: FeedStore { feed(.home) }
+
+    /// One user's posts.
+    public func feed(of username: String) -> FeedStore { feed(.user(username)) }
+
+    private func feed(_ source: FeedStore.Source) -> FeedStore {
+        if let feed = feeds[source] { return feed }
+        let feed = FeedStore(source: source, store: posts, pageSize: pageSize)
+        feeds[source] = feed
+        return feed
+    }
+
+    /// Loads photos, from the offline cache when they were seen before.
+    public var images: ImageLoader { ImageLoader(client: client, cache: posts.cache) }
+
+    /// Shares a photo; `progress` gets the fraction sent. The post goes to the top of the home feed.
+    @discardableResult
+    public func share(
+        image: Data, fileName: String = "photo.jpg", caption: String = "",
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) async throws -> PostModel {
+        let post = try await client.createPost(image: image, fileName: fileName, caption: caption, progress: progress)
+        feeds[.home]?.insert(post)
+        feeds[.user(post.author.username)]?.insert(post)
+        return posts.model(for: post)
+    }
+
+    // MARK: Session
+
+    /// Creates an account and logs in to it.
+    @discardableResult
+    public func signUp(username: String, password: String, displayName: String) async throws -> UserProfile {
+        let answer = try await client.signUp(username: username, password: password, displayName: displayName)
+        try begin(answer)
+        return answer.user
+    }
+
+    /// Logs in; the session is remembered until ``logOut()``.
+    @discardableResult
+    public func logIn(username: String, password: String) async throws -> UserProfile {
+        let answer = try await client.logIn(username: username, password: password)
+        try begin(answer)
+        return answer.user
+    }
+
+    /// Ends the session on the server and forgets it here, with the user's offline cache.
+    public func logOut() async throws {
+        defer { sessionEnded() }
+        guard isLoggedIn else { return }
+        do {
+            try await client.logOut()
+        } catch let error as MakestagramError where error.status == 401 || error.isOffline {
+            // Already over on the server, or unreachable: forgetting it here is what matters.
+        }
+    }
+
+    private func begin(_ answer: AuthResponse) throws {
+        live.stop()
+        client.token = answer.token
+        let user = answer.user.summary
+        try credentials.save(Credentials(server: client.server, token: answer.token, user: user))
+        startFresh(
+            cache: OfflineCache(in: cacheDirectory, server: client.server, username: user.username), viewer: user)
+        userInput.write(user)
+    }
+
+    private func sessionEnded() {
+        live.stop()
+        client.token = nil
+        try? credentials.delete(server: client.server)
+        posts.cache?.clear()
+        startFresh(cache: nil, viewer: nil)
+        userInput.write(nil)
+    }
+
+    /// New models and feeds for another user: nothing of the previous session's shows.
+    private func startFresh(cache: OfflineCache?, viewer: UserSummary?) {
+        posts.reset(cache: cache, viewer: viewer)
+        feeds = [:]
+    }
+}

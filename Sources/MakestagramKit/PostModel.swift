@@ -1,0 +1,227 @@
+import Foundation
+import Incremental
+import MakestagramAPI
+
+/// One post as screens show it, kept current: its counts, the viewer's like, the latest likers and the comments
+/// are observable values (`I<…>`) that change when the viewer acts, when answers arrive and when live events
+/// arrive. There is one model per post ID (``PostStore``), so a like shown in the home feed shows in a profile too.
+///
+/// What is shown is the server's state, ordered by the post's version (older states are dropped), with the
+/// viewer's own like applied at once while it is on its way (optimistically).
+@MainActor
+public final class PostModel: Identifiable {
+    public let id: Int64
+    public let createdAt: Date
+    public let caption: String
+    public let author: UserSummary
+    public let image: PostImage
+
+    /// How many likes the post has, including the viewer's like on its way.
+    public var likeCount: I<Int> { likeCountInput.i }
+    /// Whether the viewer likes the post (red heart).
+    public var viewerHasLiked: I<Bool> { viewerHasLikedInput.i }
+    /// The newest likers' usernames, for "Liked by alice, bob and 3 others".
+    public var likers: I<[String]> { likersInput.i }
+    /// "Liked by alice, bob and 3 others", or "" when nobody likes the post.
+    public let likedBy: I<String>
+    /// How many comments the post has.
+    public var commentCount: I<Int> { commentCountInput.i }
+    /// The comments known, oldest first: the newest few at first, all of them after ``loadComments()``.
+    public var comments: I<[Comment]> { commentsInput.i }
+    /// Whether the viewer's like or unlike has not reached the server yet (in flight, or queued while offline).
+    public var isLikePending: I<Bool> { isLikePendingInput.i }
+    /// Whether the post was deleted; screens drop it.
+    public var isDeleted: I<Bool> { isDeletedInput.i }
+
+    private let likeCountInput: Input<Int>
+    private let viewerHasLikedInput: Input<Bool>
+    private let likersInput: Input<[String]>
+    private let commentCountInput: Input<Int>
+    private let commentsInput: Input<[Comment]>
+    private let isLikePendingInput = Input(false)
+    private let isDeletedInput = Input(false)
+
+    /// The newest state the server confirmed.
+    private(set) var server: Post
+    /// The like state the viewer asked for that the server has not confirmed yet.
+    var desiredLike: Bool?
+    /// Whether a like request is on its way or queued.
+    var likeInFlight = false
+    /// Whether every comment is in ``comments`` (so new ones may be appended).
+    private(set) var allCommentsLoaded = false
+    unowned let store: PostStore
+
+    init(_ post: Post, store: PostStore) {
+        id = post.id
+        createdAt = post.createdAt
+        caption = post.caption
+        author = post.author
+        image = post.image
+        server = post
+        self.store = store
+        likeCountInput = Input(post.likeCount)
+        viewerHasLikedInput = Input(post.viewerHasLiked)
+        likersInput = Input(post.likers)
+        commentCountInput = Input(post.commentCount)
+        commentsInput = Input(post.recentComments)
+        allCommentsLoaded = post.commentCount <= post.recentComments.count
+        likedBy = likeCountInput.i.zip(likersInput.i) { count, likers in Self.likedByText(count: count, likers: likers)
+        }
+        publish()
+    }
+
+    /// The post as it is shown now.
+    public var post: Post {
+        var post = server
+        post.likeCount = likeCount.value
+        post.viewerHasLiked = viewerHasLiked.value
+        post.likers = likers.value
+        post.commentCount = commentCount.value
+        post.recentComments = Array(comments.value.suffix(Post.recentCommentsLimit))
+        return post
+    }
+
+    /// The version of the newest state held.
+    public var version: Int64 { server.version }
+
+    // MARK: Actions
+
+    /// Likes the post if the viewer does not, unlikes it otherwise. Shown at once; rolled back (and thrown) if the
+    /// server refuses; queued while offline when the SDK keeps an offline cache.
+    public func toggleLike() async throws {
+        try await store.setLike(self, liked: !viewerHasLiked.value)
+    }
+
+    /// Likes the post (a double-tap never unlikes).
+    public func like() async throws {
+        guard !viewerHasLiked.value else { return }
+        try await store.setLike(self, liked: true)
+    }
+
+    /// Takes the viewer's like back.
+    public func unlike() async throws {
+        guard viewerHasLiked.value else { return }
+        try await store.setLike(self, liked: false)
+    }
+
+    /// Comments on the post; the comment shows in ``comments`` at once.
+    @discardableResult
+    public func addComment(_ text: String) async throws -> Comment {
+        let comment = try await store.client.comment(on: id, text: text)
+        // Unless its live event came first, count it now; the event (newer version) then sets the exact count.
+        if !comments.value.contains(where: { $0.id == comment.id }) {
+            server.commentCount += 1
+            commentsInput.write(comments.value + [comment])
+            publish()
+        }
+        return comment
+    }
+
+    /// Deletes a comment (the viewer's own, or any on the viewer's post).
+    public func deleteComment(_ comment: Comment) async throws {
+        try await store.client.deleteComment(comment.id)
+        if comments.value.contains(where: { $0.id == comment.id }) {
+            server.commentCount = max(0, server.commentCount - 1)
+            commentsInput.write(comments.value.filter { $0.id != comment.id })
+            publish()
+        }
+    }
+
+    /// Loads every comment, oldest first, into ``comments``.
+    public func loadComments() async throws {
+        var all: [Comment] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.client.comments(on: id, cursor: cursor, limit: Limits.maxPageSize)
+            all += page.items
+            cursor = page.nextCursor
+        } while cursor != nil
+        // Comments that arrived live while loading are kept.
+        let known = Set(all.map(\.id))
+        let newer = comments.value.filter { !known.contains($0.id) && $0.id > (all.last?.id ?? 0) }
+        allCommentsLoaded = true
+        commentsInput.write(all + newer)
+    }
+
+    // MARK: Merging server states
+
+    /// Takes a whole post from an answer or a snapshot, if it is newer than what is held.
+    func merge(_ post: Post) {
+        guard post.version > server.version else { return }
+        server = post
+        let known = Set(comments.value.map(\.id))
+        let merged = comments.value + post.recentComments.filter { !known.contains($0.id) }
+        if allCommentsLoaded && merged.count == post.commentCount {
+            commentsInput.write(merged)
+        } else {
+            // Something was deleted meanwhile, or only the newest few are known: show those.
+            allCommentsLoaded = post.commentCount <= post.recentComments.count
+            commentsInput.write(post.recentComments)
+        }
+        publish()
+    }
+
+    /// Takes a like state (an answer or a live event) if it is newer than what is held.
+    func mergeLike(likeCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64) {
+        guard version > server.version else {
+            // An answer about the viewer's own like is the truth about it, whatever came in between.
+            if version == server.version { server.viewerHasLiked = viewerHasLiked }
+            publish()
+            return
+        }
+        server.likeCount = likeCount
+        server.viewerHasLiked = viewerHasLiked
+        server.likers = likers
+        server.version = version
+        publish()
+    }
+
+    /// Takes a live comment event if it is newer than what is held.
+    func mergeComment(created comment: Comment?, deleted commentID: Int64?, commentCount: Int, version: Int64) {
+        guard version > server.version else { return }
+        server.version = version
+        server.commentCount = commentCount
+        var list = comments.value
+        if let comment, !list.contains(where: { $0.id == comment.id }) { list.append(comment) }
+        if let commentID { list.removeAll { $0.id == commentID } }
+        Graph.main.batch {
+            commentsInput.write(list)
+            publish()
+        }
+    }
+
+    func markDeleted() {
+        isDeletedInput.write(true)
+    }
+
+    /// Shows the server's state with the viewer's unconfirmed like applied.
+    func publish() {
+        let liked = desiredLike ?? server.viewerHasLiked
+        let count = server.likeCount + (liked ? 1 : 0) - (server.viewerHasLiked ? 1 : 0)
+        var likers = server.likers
+        if let me = store.viewer?.username {
+            if liked && !likers.contains(me) { likers = Array(([me] + likers).prefix(Post.likersPreviewLimit)) }
+            if !liked { likers.removeAll { $0 == me } }
+        }
+        Graph.main.batch {
+            likeCountInput.write(max(0, count))
+            viewerHasLikedInput.write(liked)
+            likersInput.write(likers)
+            commentCountInput.write(server.commentCount)
+            isLikePendingInput.write(likeInFlight || desiredLike != nil)
+        }
+    }
+
+    /// "Liked by alice, bob and 3 others".
+    nonisolated static func likedByText(count: Int, likers: [String]) -> String {
+        guard count > 0 else { return "" }
+        let names = Array(likers.prefix(count))
+        let others = count - names.count
+        switch (names.count, others) {
+        case (0, _): return others == 1 ? "1 like" : "\(others) likes"
+        case (1, 0): return "Liked by \(names[0])"
+        case (_, 0): return "Liked by \(names.dropLast().joined(separator: ", ")) and \(names.last!)"
+        default: return "Liked by \(names.joined(separator: ", ")) and \(others) other\(others == 1 ? "" : "s")"
+        }
+    }
+}
