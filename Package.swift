@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "makestagram",
             dependencies: [
-                "MakestagramServer",
+                "MakestagramServer", "MakestagramKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -21,6 +21,12 @@ def server_binary() -> str:
 
 
 @pytest.fixture(scope="session")
+def makestagram_binary() -> str:
+    """The built `makestagram` executable."""
+    return server_binary()
+
+
+@pytest.fixture(scope="session")
 def server():
     data = tempfile.mkdtemp(prefix="makestagram-tests-")
     log_path = pathlib.Path(data) / "server.log"

@@ -1,0 +1,141 @@
+"""The `makestagram` client commands end to end, against a real server, as a person types them."""
+import json
+import os
+import pathlib
+import queue
+import secrets
+import stat
+import subprocess
+import threading
+
+import pytest
+import requests
+
+PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
+
+
+class Terminal:
+    """Runs commands as one person: their own config folder (so their own session) and server."""
+
+    def __init__(self, binary: str, server: str, home: pathlib.Path):
+        self.binary = binary
+        self.env = dict(os.environ, XDG_CONFIG_HOME=str(home), MAKESTAGRAM_SERVER=server)
+        self.home = home
+
+    def run(self, *args: str, stdin: str | None = None, ok: bool = True) -> subprocess.CompletedProcess:
+        result = subprocess.run(
+            [self.binary, *args], input=stdin, capture_output=True, text=True, env=self.env, timeout=60,
+        )
+        if ok:
+            assert result.returncode == 0, f"{args}: {result.stderr}"
+        return result
+
+    def start(self, *args: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [self.binary, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env,
+        )
+
+
+@pytest.fixture
+def terminal(makestagram_binary, server, tmp_path):
+    def make(name: str) -> Terminal:
+        return Terminal(makestagram_binary, server, tmp_path / name)
+    return make
+
+
+def name(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(3)}"
+
+
+def lines_of(stream) -> queue.Queue:
+    """A process's output lines, as they come."""
+    lines: queue.Queue = queue.Queue()
+
+    def pump():
+        for line in stream:
+            lines.put(line.rstrip("\n"))
+
+    threading.Thread(target=pump, daemon=True).start()
+    return lines
+
+
+def test_the_whole_flow_from_the_command_line(terminal, server):
+    ann, ben = terminal("ann"), terminal("ben")
+    ann_name, ben_name = name("ann"), name("ben")
+    signed_up = ann.run("signup", ann_name, "--name", "Ann Example", "--password-stdin", stdin="correct horse\n")
+    assert f"logged in as {ann_name}" in signed_up.stdout
+    credentials = ann.home / "makestagram" / "credentials.json"
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
+    assert stat.S_IMODE(credentials.parent.stat().st_mode) == 0o700
+    assert ann_name in ann.run("whoami").stdout
+
+    posted = ann.run("post", str(PHOTOS / "phone-gps-rotated.jpg"), "--caption", "Coffee", "--json")
+    post = json.loads(posted.stdout)
+    assert post["caption"] == "Coffee" and post["image"]["height"] > post["image"]["width"]
+    assert "100%" in posted.stderr, "a progress bar was drawn"
+
+    ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
+    assert ann_name in ben.run("search", ann_name[:5]).stdout
+    assert "You follow" in ben.run("follow", ann_name).stdout
+    table = ben.run("feed").stdout
+    assert "Coffee" in table and ann_name in table and str(post["id"]) in table
+
+    liked = ben.run("like", str(post["id"])).stdout
+    assert f"Liked by {ben_name}" in liked
+    page = json.loads(ben.run("feed", "--json").stdout)
+    assert page["items"][0]["likeCount"] == 1 and page["items"][0]["viewerHasLiked"] is True
+    assert "♥" in ben.run("feed").stdout.splitlines()[1]
+    ben.run("comment", str(post["id"]), "Strong brew")
+    own = json.loads(ann.run("feed", "--user", ann_name, "--json").stdout)["items"][0]
+    assert own["commentCount"] == 1 and own["recentComments"][0]["text"] == "Strong brew"
+    assert "no likes" in ben.run("unlike", str(post["id"])).stdout
+
+    refused = ben.run("delete", str(post["id"]), ok=False)
+    assert refused.returncode != 0 and "Only the author" in refused.stderr
+    assert "Deleted post" in ann.run("delete", str(post["id"])).stdout
+    assert "no longer follow" in ben.run("unfollow", ann_name).stdout
+
+    assert f"Logged out {ann_name}" in ann.run("logout").stdout
+    after = ann.run("whoami", ok=False)
+    assert after.returncode != 0 and "not logged in" in after.stderr and "makestagram login" in after.stderr
+
+
+def test_errors_say_what_to_do_next(terminal, server):
+    person = terminal("someone")
+    username = name("someone")
+    person.run("signup", username, "--password-stdin", stdin="correct horse\n")
+    wrong = terminal("other").run("login", username, "--password-stdin", stdin="not the password\n", ok=False)
+    assert wrong.returncode != 0 and "Check the username and password" in wrong.stderr
+    taken = terminal("third").run("signup", username, "--password-stdin", stdin="correct horse\n", ok=False)
+    assert "Choose another username" in taken.stderr
+    bad = person.run("post", str(PHOTOS / "not-an-image.jpg"), ok=False)
+    assert bad.returncode != 0 and "not a JPEG, PNG, WebP or HEIC" in bad.stderr
+    missing = person.run("like", "999999999", ok=False)
+    assert "no such post" in missing.stderr
+    away = person.run("whoami", "--server", "http://127.0.0.1:9", ok=False)
+    assert "not logged in to http://127.0.0.1:9" in away.stderr
+
+
+def test_watch_prints_events_as_they_happen(terminal, server):
+    watcher, actor = terminal("watcher"), terminal("actor")
+    watcher_name, actor_name = name("watcher"), name("actor")
+    watcher.run("signup", watcher_name, "--password-stdin", stdin="correct horse\n")
+    actor.run("signup", actor_name, "--password-stdin", stdin="correct horse\n")
+    post = json.loads(watcher.run("post", str(PHOTOS / "chelsea.jpg"), "--caption", "Cat", "--json").stdout)
+    watcher.run("follow", actor_name)
+
+    process = watcher.start("watch")
+    try:
+        lines, notes = lines_of(process.stdout), lines_of(process.stderr)
+        while "Following" not in (note := notes.get(timeout=30)):
+            assert "error" not in note
+        actor.run("like", str(post["id"]))
+        assert f"♥ {actor_name} liked post {post['id']} — 1 like" in lines.get(timeout=20)
+        actor.run("comment", str(post["id"]), "Nice cat")
+        assert "Nice cat" in lines.get(timeout=20)
+        actor.run("post", str(PHOTOS / "hubble.jpg"), "--caption", "Stars")
+        announced = lines.get(timeout=20)
+        assert "new post" in announced and actor_name in announced and "Stars" in announced
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
