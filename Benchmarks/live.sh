@@ -4,6 +4,7 @@
 # a like's HTTP response to its delivery on every subscriber (p50/p99) and the deliveries per second under
 # back-to-back likes; appends to RESULTS.md. Bounded: about two minutes after the build.
 # Usage: Benchmarks/live.sh [connection counts…]   (default: 1000 5000 10000)
+# LIVE_SERVER_CPUS and LIVE_CLIENT_CPUS (taskset lists, default 0 and 1) place the two processes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=("${@:-1000 5000 10000}")
@@ -22,7 +23,9 @@ cleanup() {
 trap cleanup EXIT
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice > "$work/server.log" 2>&1 &
+server_cpus="${LIVE_SERVER_CPUS:-0}"
+client_cpus="${LIVE_CLIENT_CPUS:-1}"
+taskset -c "$server_cpus" "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice > "$work/server.log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && break; sleep 0.1; done
@@ -39,13 +42,13 @@ post=$(curl -sf "$base/api/v1/posts" -H "authorization: Bearer $liker" \
 
 output="$work/out.txt"
 # shellcheck disable=SC2068
-timeout 600 taskset -c 1 "$bin/LiveBenchmark" "$base" "$server_pid" "$watcher" "$liker" "$post" ${counts[@]} | tee "$output"
+timeout 600 taskset -c "$client_cpus" "$bin/LiveBenchmark" "$base" "$server_pid" "$watcher" "$liker" "$post" ${counts[@]} | tee "$output"
 
 {
   echo
   echo "## Live updates — $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
   echo
-  echo "Benchmarks/live.sh: one post, N WebSocket subscribers on loopback (server on core 0, client on core 1);"
+  echo "Benchmarks/live.sh: one post, N WebSocket subscribers on loopback (server on cores $server_cpus, client on $client_cpus);"
   echo "20 single likes for latency, then 5 s of back-to-back likes for throughput."
   echo
   cat "$output"

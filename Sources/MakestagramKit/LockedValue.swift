@@ -1,6 +1,6 @@
 import Foundation
 
-/// A value shared across threads behind a lock (the SDK supports OS versions without `Synchronization.Mutex`).
+/// A value shared across threads behind a lock.
 final class LockedValue<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value

@@ -80,7 +80,8 @@ struct EventsController<S: Store>: Sendable {
             group.addTask {
                 while let frames = await connection.nextFrames() {
                     for frame in frames {
-                        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+                        try await outbound.write(
+                            .custom(WebSocketFrame(fin: true, opcode: .text, data: WireFrame.payload(of: frame))))
                     }
                 }
                 if let close = connection.closeRequest {

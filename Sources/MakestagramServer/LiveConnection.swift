@@ -1,12 +1,20 @@
 import MakestagramAPI
 import NIOCore
+import NIOWebSocket
 import Synchronization
 
 /// One live WebSocket: what it is subscribed to, what the user has liked, and the messages waiting to be written.
 ///
-/// The hub calls in from its fan-out task; the socket's writer task takes frames out. Nothing here ever waits for
-/// the network, so a slow client cannot slow the hub or any other connection: its messages wait in its own bounded
-/// ``LiveOutbox``, and when that overflows the connection is closed with ``LiveCloseCode/resync``.
+/// The hub calls in from its fan-out task. Nothing here ever waits for the network, so a slow client cannot slow
+/// the hub or any other connection: its messages wait in its own bounded ``LiveOutbox``, and when that overflows
+/// the connection is closed with ``LiveCloseCode/resync``.
+///
+/// Messages leave on one of two paths, never both at once (so they stay in order):
+/// - the fast path: a drain scheduled on the socket's event loop writes what waits straight onto the channel, with
+///   one flush, while the socket can take more (the usual case: no task wakes up, no executor hop);
+/// - the slow path: when the socket cannot take more, the drain hands over to the writer task
+///   (``nextFrames()``), which waits for the socket as long as it must; while it holds the hand-over
+///   (`writerBusy`), drains write nothing, and it hands back only once the outbox is empty.
 final class LiveConnection: Sendable {
     let user: UserSummary
     /// The session the socket was opened with; logging it out closes the socket.
@@ -34,7 +42,12 @@ final class LiveConnection: Sendable {
     private struct State {
         var subscriptions: [Int64: Subscription] = [:]
         var outbox = LiveOutbox()
+        /// The writer task, parked until it is handed the outbox or the socket is to close.
         var writer: CheckedContinuation<Void, Never>?
+        /// Whether the writer task holds the hand-over (the socket could not take more); drains write nothing.
+        var writerBusy = false
+        /// Whether a drain is queued on the event loop.
+        var drainScheduled = false
         var close: CloseRequest?
         var finished = false
     }
@@ -50,6 +63,9 @@ final class LiveConnection: Sendable {
         self.queueLimit = queueLimit
         self.channel = channel
         self.closeGrace = closeGrace
+        self.encoderContext = channel.map {
+            NIOLoopBoundBox.makeEmptyBox(valueType: ChannelHandlerContext.self, eventLoop: $0.eventLoop)
+        }
     }
 
     // MARK: Subscriptions
@@ -110,19 +126,19 @@ final class LiveConnection: Sendable {
     // MARK: Deliveries (from the hub)
 
     /// An event about a post the connection may be subscribed to.
-    func deliver(_ delivery: LiveDelivery) {
-        notifyWriter { apply(delivery, to: &$0) }
+    func deliver(_ delivery: LiveDelivery, drains: DrainBatch? = nil) {
+        notifyWriter(drains) { apply(delivery, to: &$0) }
     }
 
     /// A new post in the user's home timeline.
-    func deliverTimelinePost(_ frame: ByteBuffer) {
-        notifyWriter { $0.outbox.append(frame) }
+    func deliverTimelinePost(_ frame: ByteBuffer, drains: DrainBatch? = nil) {
+        notifyWriter(drains) { $0.outbox.append(frame) }
     }
 
     /// A deleted post that is subscribed to or was in the user's home timeline: sent once, and the subscription ends.
-    func deliverDeletion(_ delivery: LiveDelivery) {
+    func deliverDeletion(_ delivery: LiveDelivery, drains: DrainBatch? = nil) {
         guard case .frame(let frame) = delivery.payload else { return }
-        notifyWriter {
+        notifyWriter(drains) {
             $0.subscriptions[delivery.postID] = nil
             $0.outbox.dropLikeState(postID: delivery.postID)
             $0.outbox.append(frame)
@@ -172,6 +188,10 @@ final class LiveConnection: Sendable {
         notifyWriter { $0.finished = true }
     }
 
+    /// The frame encoder's place in the socket's pipeline, found on the first drain (on the event loop): frames are
+    /// already encoded (``WireFrame``), so they are written below the encoder, straight towards the socket.
+    private let encoderContext: NIOLoopBoundBox<ChannelHandlerContext?>?
+
     /// Whether a close was requested, and how.
     var closeRequest: CloseRequest? {
         state.withLock { $0.close }
@@ -179,17 +199,26 @@ final class LiveConnection: Sendable {
 
     // MARK: Writer side
 
-    /// The frames to write next, oldest first; waits while there are none. Nil once the socket is to close.
+    /// The frames to write next, oldest first, once the fast path has handed over to the writer task; waits until
+    /// then. Nil once the socket is to close. (Without a channel, as in unit tests, the writer takes everything.)
     func nextFrames() async -> [ByteBuffer]? {
         while true {
             let frames: [ByteBuffer]?? = state.withLock { state in
                 if state.close != nil || state.finished { return .some(nil) }
-                return state.outbox.isEmpty ? nil : .some(state.outbox.takeAll())
+                if state.writerBusy || channel == nil {
+                    if !state.outbox.isEmpty { return .some(state.outbox.takeAll()) }
+                    // All written: the fast path may write again.
+                    state.writerBusy = false
+                }
+                return nil
             }
             if let frames { return frames }
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state in
-                    guard state.outbox.isEmpty, state.close == nil, !state.finished else { return true }
+                    let handedOver = state.writerBusy || channel == nil
+                    guard state.close == nil, !state.finished, !(handedOver && !state.outbox.isEmpty) else {
+                        return true
+                    }
                     state.writer = continuation
                     return false
                 }
@@ -198,23 +227,100 @@ final class LiveConnection: Sendable {
         }
     }
 
-    /// Changes the state, closes the connection if too much is waiting, and wakes the writer.
-    private func notifyWriter(_ change: (inout State) -> Void) {
-        let (writer, closing) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
-            guard state.close == nil, !state.finished else { return (nil, false) }
+    /// Changes the state, closes the connection if too much is waiting, and gets what waits on its way: a drain on
+    /// the event loop (fast path; with `drains`, the hub's batch runs it with the other connections of the same
+    /// loop), or the writer task when it holds the hand-over or the socket is to close.
+    private func notifyWriter(_ drains: DrainBatch? = nil, _ change: (inout State) -> Void) {
+        let (writer, drain, closing) = state.withLock {
+            state -> (CheckedContinuation<Void, Never>?, Bool, Bool) in
+            guard state.close == nil, !state.finished else { return (nil, false, false) }
             change(&state)
             if state.outbox.count > queueLimit {
                 state.close = CloseRequest(
                     code: LiveCloseCode.resync, reason: "too far behind; reconnect and subscribe again")
                 state.outbox.removeAll()
             }
-            defer { state.writer = nil }
-            return (state.writer, state.close != nil)
+            let writerOwns = state.close != nil || state.finished || state.writerBusy || channel == nil
+            if writerOwns {
+                let hasWork = !state.outbox.isEmpty || state.close != nil || state.finished
+                guard hasWork, let writer = state.writer else { return (nil, false, state.close != nil) }
+                state.writer = nil
+                return (writer, false, state.close != nil)
+            }
+            guard !state.outbox.isEmpty, !state.drainScheduled else { return (nil, false, false) }
+            state.drainScheduled = true
+            return (nil, true, false)
         }
         writer?.resume()
+        if drain, let channel {
+            if let drains {
+                drains.add(self, on: channel.eventLoop)
+            } else {
+                channel.eventLoop.execute { self.drain(channel) }
+            }
+        }
         if closing, let channel {
             // A stalled client never reads the close frame; its socket goes after the grace period.
             channel.eventLoop.scheduleTask(in: closeGrace) { channel.close(promise: nil) }
         }
+    }
+
+    /// On the socket's event loop: writes what waits and flushes once, or hands over to the writer task if the
+    /// socket cannot take more.
+    func drain() {
+        if let channel { drain(channel) }
+    }
+
+    private func drain(_ channel: any Channel) {
+        let (frames, writer) = state.withLock { state -> ([ByteBuffer], CheckedContinuation<Void, Never>?) in
+            state.drainScheduled = false
+            guard state.close == nil, !state.finished, !state.writerBusy, !state.outbox.isEmpty else {
+                return ([], nil)
+            }
+            if channel.isWritable { return (state.outbox.takeAll(), nil) }
+            state.writerBusy = true
+            defer { state.writer = nil }
+            return ([], state.writer)
+        }
+        writer?.resume()
+        guard !frames.isEmpty else { return }
+        guard let context = wireContext(channel) else {
+            for frame in frames {
+                channel.write(
+                    WebSocketFrame(fin: true, opcode: .text, data: WireFrame.payload(of: frame)), promise: nil)
+            }
+            return channel.flush()
+        }
+        for frame in frames { context.write(NIOAny(frame), promise: nil) }
+        context.flush()
+    }
+
+    /// Where encoded frames enter the pipeline: the frame encoder's context (its writes go on towards the socket).
+    private func wireContext(_ channel: any Channel) -> ChannelHandlerContext? {
+        guard let box = encoderContext else { return nil }
+        if let context = box.value { return context }
+        let context = try? channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)
+        box.value = context
+        return context
+    }
+}
+
+/// The connections one event gave something to write, by event loop: the hub runs one task per loop that drains
+/// them all, instead of one per connection. Used by one fan-out at a time; not thread-safe.
+final class DrainBatch: @unchecked Sendable {
+    private var loops: [ObjectIdentifier: (loop: any EventLoop, connections: [LiveConnection])] = [:]
+
+    func add(_ connection: LiveConnection, on loop: any EventLoop) {
+        loops[ObjectIdentifier(loop), default: (loop, [])].connections.append(connection)
+    }
+
+    /// Drains every connection on its loop.
+    func run() {
+        for (loop, connections) in loops.values {
+            loop.execute {
+                for connection in connections { connection.drain() }
+            }
+        }
+        loops = [:]
     }
 }

@@ -16,10 +16,10 @@ struct LiveDelivery: Sendable {
     let version: Int64
     let payload: Payload
 
-    /// The frame of a message.
+    /// The wire frame of a message (see ``WireFrame``).
     static func encode(_ message: LiveServerMessage) -> ByteBuffer {
         // Encoding our own value types cannot fail.
-        ByteBuffer(bytes: (try? LiveDelivery.encoder.encode(message)) ?? Data())
+        WireFrame.text(ByteBuffer(bytes: (try? LiveDelivery.encoder.encode(message)) ?? Data()))
     }
 
     private static let encoder = JSONCoding.encoder()

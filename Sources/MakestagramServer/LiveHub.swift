@@ -90,7 +90,9 @@ final class LiveHub: Service {
             let recipients = subscribers(of: change.postID)
             guard !recipients.isEmpty else { return }
             let delivery = LiveDelivery(change)
-            for connection in recipients { connection.deliver(delivery) }
+            let drains = DrainBatch()
+            for connection in recipients { connection.deliver(delivery, drains: drains) }
+            drains.run()
             deliveries.increment(by: recipients.count)
         case .commentCreated(let comment, let count, let version):
             deliver(
@@ -111,7 +113,9 @@ final class LiveHub: Service {
             let recipients = connections(of: audience)
             guard !recipients.isEmpty else { return }
             let frame = LiveDelivery.encode(.postCreated(post))
-            for connection in recipients { connection.deliverTimelinePost(frame) }
+            let drains = DrainBatch()
+            for connection in recipients { connection.deliverTimelinePost(frame, drains: drains) }
+            drains.run()
             deliveries.increment(by: recipients.count)
         case .postDeleted(let postID, let version, let audience):
             var recipients: [ObjectIdentifier: LiveConnection] = [:]
@@ -123,7 +127,9 @@ final class LiveHub: Service {
             let delivery = LiveDelivery(
                 postID: postID, version: version,
                 message: .postDeleted(LivePostDeleted(postId: postID, version: version)))
-            for connection in recipients.values { connection.deliverDeletion(delivery) }
+            let drains = DrainBatch()
+            for connection in recipients.values { connection.deliverDeletion(delivery, drains: drains) }
+            drains.run()
             deliveries.increment(by: recipients.count)
         case .sessionEnded(let tokenHash):
             let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
@@ -135,7 +141,9 @@ final class LiveHub: Service {
 
     private func deliver(_ delivery: LiveDelivery) {
         let recipients = subscribers(of: delivery.postID)
-        for connection in recipients { connection.deliver(delivery) }
+        let drains = DrainBatch()
+        for connection in recipients { connection.deliver(delivery, drains: drains) }
+        drains.run()
         deliveries.increment(by: recipients.count)
     }
 }
