@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The dependency graph that a set of inputs and derived values belong to, and the actor it runs on.
 ///
 /// Every write, propagation and observer call of a graph happens on its actor (the main actor for ``Graph/main``),
@@ -11,11 +19,14 @@ public final class Graph: @unchecked Sendable {
     /// The actor that owns this graph.
     public let actor: any Actor
 
-    // State below is touched only on `actor`.
-    private var queue = NodeQueue()
-    private var batchDepth = 0
-    private var pendingObservers: [AnyNode] = []
-    private var propagating = false
+    // State below is touched only on `actor` (so it needs no dynamic exclusivity checks).
+    @exclusivity(unchecked) private var queue = NodeQueue()
+    @exclusivity(unchecked) private var batchDepth = 0
+    @exclusivity(unchecked) private var pendingObservers: [AnyNode] = []
+    @exclusivity(unchecked) private var propagating = false
+    /// For ``main``: the thread found to be the main actor's. Checking that a call runs on it is a thread
+    /// comparison; asking the runtime whether the main actor is current costs more than a whole propagation step.
+    @exclusivity(unchecked) private var mainThread: pthread_t?
 
     // Writes from other threads, waiting for the actor (guarded by the mutex, not the actor).
     private let mailbox = Locked<(writes: [@Sendable () -> Void], scheduled: Bool)>(([], false))
@@ -26,9 +37,13 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// Traps unless the caller runs on the graph's actor.
-    @inline(__always)
+    @usableFromInline
     func checkIsolation() {
+        // The main actor always runs on the main thread, and nothing else runs there while it does: once the main
+        // thread is known, being on it is being isolated to the main actor.
+        if let mainThread, pthread_equal(mainThread, pthread_self()) != 0 { return }
         actor.preconditionIsolated("an Incremental graph is used off its actor; use send(_:) from other threads")
+        if actor === MainActor.shared { mainThread = pthread_self() }
     }
 
     /// Runs `body` as one transaction: all writes inside propagate once, when the outermost batch ends.
@@ -43,7 +58,8 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// Schedules `node` to be recomputed in the current (or next) propagation.
-    func enqueue(_ node: AnyNode) {
+    @usableFromInline
+    func enqueue(_ node: consuming AnyNode) {
         queue.insert(node)
     }
 
@@ -55,6 +71,7 @@ public final class Graph: @unchecked Sendable {
     }
 
     /// Recomputes dirty nodes in height order, each at most once, then tells the observers of changed nodes.
+    @usableFromInline
     func propagate() {
         guard batchDepth == 0, !propagating else { return }
         propagating = true

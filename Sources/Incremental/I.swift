@@ -3,54 +3,47 @@
 ///
 /// Derived values recompute glitch-free: within one propagation every node recomputes at most once, after all of
 /// its sources, and observers see only consistent states. For `Equatable` values an equal result stops propagation.
+///
+/// The builders are `@inlinable`: each node's step (compute, compare, store) is compiled where the value is derived,
+/// for its concrete types, which is most of what a propagation costs (see Benchmarks/RESULTS.md).
 @dynamicMemberLookup
 public final class I<A>: AnyNode, @unchecked Sendable {
-    /// The current value. Read it on the graph's actor.
-    @exclusivity(unchecked) public internal(set) var value: A
-    private let hasEquality: Bool
-    private let equal: (A, A) -> Bool
-    private var compute: (() -> A)?
+    /// The value, as the graph's steps read and write it.
+    @exclusivity(unchecked) @usableFromInline final var current: A
+    /// An ``Input``'s write not yet applied (inside a batch): applied when the input's turn comes, so that the
+    /// equality cutoff compares with the value before the batch, and 5, 7, 5 in one batch is no change.
+    @exclusivity(unchecked) @usableFromInline final var pending: A?
 
-    init(graph: Graph, value: A, height: Int = 0, equal: ((A, A) -> Bool)?, compute: (() -> A)? = nil) {
-        self.value = value
-        self.hasEquality = equal != nil
-        self.equal = equal ?? { _, _ in false }
-        self.compute = compute
+    /// The current value. Read it on the graph's actor.
+    @inlinable public var value: A { current }
+
+    @usableFromInline
+    init(graph: Graph, value: A, height: Int = 0) {
+        self.current = value
         super.init(graph: graph, height: height)
     }
 
     /// A value that never changes.
     public convenience init(constant value: A, graph: Graph = .main) {
-        self.init(graph: graph, value: value, equal: nil)
+        self.init(graph: graph, value: value)
     }
 
-    /// Sets a new value: unless it equals the old one, dependents are queued and observers will be told.
-    func set(_ newValue: A) {
-        if hasEquality && equal(value, newValue) { return }
-        value = newValue
-        version &+= 1
-        invalidateDependents()
-        graph.notifyObservers(of: self)
-    }
-
-    override func recompute() {
-        guard let compute else { return }
-        let newValue = compute()
-        if postponed {
-            postponed = false
-            return
-        }
-        set(newValue)
+    /// Stores `newValue` (no equality to compare with): always a change.
+    @inlinable @inline(__always)
+    final func replace(_ newValue: A) -> Bool {
+        current = newValue
+        return true
     }
 
     /// Calls `callback` with the current value now and with every new value after each propagation, until the
     /// returned disposable is disposed or released. The observation keeps this value (and what it derives from)
     /// alive; capture owners weakly in `callback` to avoid a cycle.
+    @inlinable
     public func observe(_ callback: @escaping (A) -> Void) -> Disposable {
         graph.checkIsolation()
         let token = ObservationToken()
-        addObserver(Observer(token: token) { [unowned self] in callback(self.value) })
-        callback(value)
+        addObserver(Observer(token: token) { [unowned(unsafe) self] in callback(self.current) })
+        callback(current)
         // The closure holds the node: an observed node lives as long as its observation. Disposing only flips the
         // token (safe from any thread); the entry is dropped on the graph's actor.
         return Disposable { [self] in
@@ -61,90 +54,129 @@ public final class I<A>: AnyNode, @unchecked Sendable {
 
     // MARK: Building derived values
 
-    /// A node computed from sources; it depends on each of them.
-    static func derived(
-        graph: Graph, sources: [AnyNode], equal: ((A, A) -> Bool)?, _ compute: @escaping () -> A
-    ) -> I<A> {
-        graph.checkIsolation()
-        let node = I(
-            graph: graph, value: compute(), height: (sources.map(\.height).max() ?? -1) + 1, equal: equal,
-            compute: compute)
+    /// A node derived from `sources`, above all of them, starting at `value`; its step is set by the caller. Steps
+    /// capture their sources strongly (a node keeps what it derives from alive) and their node unowned (the node
+    /// owns its step, and only a live node's step runs).
+    @usableFromInline
+    static func derived(graph: Graph, sources: [AnyNode], value: A) -> I<A> {
+        let node = I(graph: graph, value: value, height: (sources.map(\.height).max() ?? -1) + 1)
         for source in sources { source.addDependent(node) }
         return node
     }
 
-    func map<B>(equal: ((B, B) -> Bool)?, _ transform: @escaping (A) -> B) -> I<B> {
-        I<B>.derived(graph: graph, sources: [self], equal: equal) { transform(self.value) }
-    }
-
     /// A value computed from this one; recomputed whenever this one changes.
+    @inlinable
     public func map<B>(_ transform: @escaping (A) -> B) -> I<B> {
-        map(equal: nil, transform)
+        graph.checkIsolation()
+        let node = I<B>.derived(graph: graph, sources: [self], value: transform(current))
+        node.step = { [unowned(unsafe) node] in node.replace(transform(self.current)) }
+        return node
     }
 
     /// A value computed from this one; an equal result does not propagate.
+    @inlinable
     public func map<B: Equatable>(_ transform: @escaping (A) -> B) -> I<B> {
-        map(equal: ==, transform)
+        graph.checkIsolation()
+        let node = I<B>.derived(graph: graph, sources: [self], value: transform(current))
+        node.step = { [unowned(unsafe) node] in node.update(transform(self.current)) }
+        return node
     }
 
     /// The value at `keyPath` of this value.
+    @inlinable
     public subscript<B>(dynamicMember keyPath: KeyPath<A, B>) -> I<B> {
         map { $0[keyPath: keyPath] }
     }
 
     /// The value at `keyPath` of this value; an equal result does not propagate.
+    @inlinable
     public subscript<B: Equatable>(dynamicMember keyPath: KeyPath<A, B>) -> I<B> {
         map { $0[keyPath: keyPath] }
     }
 
     /// A value combined from this one and `other`.
+    @inlinable
     public func zip<B, C>(_ other: I<B>, _ combine: @escaping (A, B) -> C) -> I<C> {
-        I<C>.derived(graph: graph, sources: [self, other], equal: nil) { combine(self.value, other.value) }
+        graph.checkIsolation()
+        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(current, other.current))
+        node.step = { [unowned(unsafe) node] in node.replace(combine(self.current, other.current)) }
+        return node
     }
 
     /// A value combined from this one and `other`; an equal result does not propagate.
+    @inlinable
     public func zip<B, C: Equatable>(_ other: I<B>, _ combine: @escaping (A, B) -> C) -> I<C> {
-        I<C>.derived(graph: graph, sources: [self, other], equal: ==) { combine(self.value, other.value) }
+        graph.checkIsolation()
+        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(current, other.current))
+        node.step = { [unowned(unsafe) node] in node.update(combine(self.current, other.current)) }
+        return node
     }
 
     /// A value combined from this one and two others.
+    @inlinable
     public func zip<B, C, D>(_ second: I<B>, _ third: I<C>, _ combine: @escaping (A, B, C) -> D) -> I<D> {
-        I<D>.derived(graph: graph, sources: [self, second, third], equal: nil) {
-            combine(self.value, second.value, third.value)
+        graph.checkIsolation()
+        let node = I<D>.derived(
+            graph: graph, sources: [self, second, third], value: combine(current, second.current, third.current))
+        node.step = { [unowned(unsafe) node] in
+            node.replace(combine(self.current, second.current, third.current))
         }
+        return node
     }
 
     /// A value combined from this one and two others; an equal result does not propagate.
+    @inlinable
     public func zip<B, C, D: Equatable>(_ second: I<B>, _ third: I<C>, _ combine: @escaping (A, B, C) -> D) -> I<D> {
-        I<D>.derived(graph: graph, sources: [self, second, third], equal: ==) {
-            combine(self.value, second.value, third.value)
+        graph.checkIsolation()
+        let node = I<D>.derived(
+            graph: graph, sources: [self, second, third], value: combine(current, second.current, third.current))
+        node.step = { [unowned(unsafe) node] in
+            node.update(combine(self.current, second.current, third.current))
         }
+        return node
     }
 
     /// A value combined from any number of values of one type (a fan-in).
+    @inlinable
     public static func combine<B>(_ values: [I<B>], graph: Graph = .main, _ combine: @escaping ([B]) -> A) -> I<A> {
-        derived(graph: graph, sources: values, equal: nil) { combine(values.map(\.value)) }
+        graph.checkIsolation()
+        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.current }))
+        node.step = { [unowned(unsafe) node] in node.replace(combine(values.map { $0.current })) }
+        return node
     }
 
     /// The value of whichever value `transform` picks from this one; when this one changes, the old inner value is
     /// let go and the new one followed.
     public func flatMap<B>(_ transform: @escaping (A) -> I<B>) -> I<B> {
-        FlatMap.make(outer: self, transform: transform, equal: nil)
+        FlatMap.make(outer: self, transform: transform) { node, value in node.replace(value) }
     }
 
     /// Like ``flatMap(_:)``, with an equal result not propagating.
     public func flatMap<B: Equatable>(_ transform: @escaping (A) -> I<B>) -> I<B> {
-        FlatMap.make(outer: self, transform: transform, equal: ==)
-    }
-
-    func replaceCompute(_ compute: @escaping () -> A) {
-        self.compute = compute
+        FlatMap.make(outer: self, transform: transform) { node, value in node.update(value) }
     }
 }
 
 extension I where A: Equatable {
     /// A value that never changes.
     public convenience init(constant value: A, graph: Graph = .main) {
-        self.init(graph: graph, value: value, equal: ==)
+        self.init(graph: graph, value: value)
+    }
+
+    /// A fan-in whose equal results do not propagate.
+    @inlinable
+    public static func combine<B>(_ values: [I<B>], graph: Graph = .main, _ combine: @escaping ([B]) -> A) -> I<A> {
+        graph.checkIsolation()
+        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.current }))
+        node.step = { [unowned(unsafe) node] in node.update(combine(values.map { $0.current })) }
+        return node
+    }
+
+    /// Stores `newValue` unless it equals the current value; answers whether it changed.
+    @inlinable @inline(__always)
+    final func update(_ newValue: A) -> Bool {
+        if newValue == current { return false }
+        current = newValue
+        return true
     }
 }

@@ -2,42 +2,43 @@
 public final class Input<A>: @unchecked Sendable {
     /// The read-only view of this input, to derive from and observe.
     public let i: I<A>
-    /// The latest write not yet propagated (inside a batch). Applied when the input's turn comes, so that the
-    /// equality cutoff compares with the value before the batch: writing 5, 7, 5 in one batch changes nothing.
-    private var pending: A?
 
-    init(_ value: A, graph: Graph, equal: ((A, A) -> Bool)?) {
-        self.i = I(graph: graph, value: value, equal: equal)
-        i.replaceCompute { [weak self, unowned i] in
-            guard let self, let pending = self.pending else {
-                i.postponed = true  // nothing to apply: keep the value
-                return i.value
-            }
-            self.pending = nil
-            return pending
+    /// An input whose writes are applied by `apply` (which compares, or not, with the value before).
+    @usableFromInline
+    init(_ value: A, graph: Graph, apply: @escaping (I<A>, A) -> Bool) {
+        let node = I(graph: graph, value: value)
+        node.step = { [unowned(unsafe) node] in
+            guard let pending = node.pending else { return false }
+            node.pending = nil
+            return apply(node, pending)
         }
+        self.i = node
     }
 
     /// An input that propagates every write (its type has no equality to compare with).
+    @inlinable
     public convenience init(_ value: A, graph: Graph = .main) {
-        self.init(value, graph: graph, equal: nil)
+        self.init(value, graph: graph) { node, value in node.replace(value) }
     }
 
     /// The current value, including a write made earlier in the current batch. Read it on the graph's actor.
-    public var value: A { pending ?? i.value }
+    @inlinable
+    public var value: A { i.pending ?? i.current }
 
     /// Writes a new value on the graph's actor and propagates it at once (or when the enclosing batch ends).
+    @inlinable
     public func write(_ value: A) {
-        let graph = i.graph
-        graph.checkIsolation()
-        pending = value
-        graph.enqueue(i)
-        graph.propagate()
+        let node = i
+        node.graph.checkIsolation()
+        node.pending = value
+        node.graph.enqueue(node)
+        node.graph.propagate()
     }
 
     /// Changes the value in place.
+    @inlinable
     public func change(_ body: (inout A) -> Void) {
-        var copy = i.value
+        var copy = i.current
         body(&copy)
         write(copy)
     }
@@ -45,13 +46,19 @@ public final class Input<A>: @unchecked Sendable {
 
 extension Input where A: Equatable {
     /// An input whose equal writes propagate nothing.
+    @inlinable
     public convenience init(_ value: A, graph: Graph = .main) {
-        self.init(value, graph: graph, equal: ==)
+        self.init(value, graph: graph) { node, value in node.update(value) }
     }
 
     /// An input whose equal writes propagate nothing, unless `alwaysPropagate` is set.
+    @inlinable
     public convenience init(_ value: A, alwaysPropagate: Bool, graph: Graph = .main) {
-        self.init(value, graph: graph, equal: alwaysPropagate ? nil : (==))
+        if alwaysPropagate {
+            self.init(value, graph: graph) { node, value in node.replace(value) }
+        } else {
+            self.init(value, graph: graph) { node, value in node.update(value) }
+        }
     }
 }
 

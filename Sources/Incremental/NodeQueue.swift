@@ -7,17 +7,18 @@ struct NodeQueue {
 
     var isEmpty: Bool { count == 0 }
 
-    mutating func insert(_ node: AnyNode) {
+    mutating func insert(_ node: consuming AnyNode) {
         guard !node.queued else { return }
         node.queued = true
-        place(node)
         count += 1
+        place(node)
     }
 
-    private mutating func place(_ node: AnyNode) {
-        while buckets.count <= node.height { buckets.append([]) }
-        buckets[node.height].append(node)
-        if node.height < lowest { lowest = node.height }
+    private mutating func place(_ node: consuming AnyNode) {
+        let height = node.height
+        while buckets.count <= height { buckets.append([]) }
+        if height < lowest { lowest = height }
+        buckets[height].append(node)
     }
 
     mutating func popMin() -> AnyNode? {
