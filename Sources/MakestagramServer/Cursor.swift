@@ -13,9 +13,28 @@ enum Cursor {
         case .after(let key): text = "v1:\(list):a:\(key)"
         case .newerThan(let key): text = "v1:\(list):n:\(key)"
         }
-        return Data(text.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return base64URL(Array(text.utf8))
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Unpadded base64url (RFC 4648 §5), written directly: two cursors go out with every page.
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 2 < bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { output.append(alphabet[Int(chunk >> UInt32(shift) & 0x3F)]) }
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest > 0 {
+            let chunk = UInt32(bytes[index]) << 16 | (rest == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+            let shifts = rest == 2 ? [18, 12, 6] : [18, 12]
+            for shift in shifts { output.append(alphabet[Int(chunk >> UInt32(shift) & 0x3F)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes a cursor issued for `list`; throws ``APIError/invalidCursor`` for anything else.

@@ -18,14 +18,14 @@ struct JSONWriter {
     }
 
     mutating func string(_ value: String) {
-        buffer.writeInteger(UInt8(ascii: "\""))
-        var start = value.utf8.startIndex
-        let utf8 = value.utf8
-        var index = start
-        while index != utf8.endIndex {
-            let byte = utf8[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                buffer.writeBytes(utf8[start..<index])
+        var value = value
+        value.withUTF8 { bytes in
+            buffer.writeInteger(UInt8(ascii: "\""))
+            var start = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
                 switch byte {
                 case UInt8(ascii: "\""): buffer.writeStaticString("\\\"")
                 case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
@@ -33,21 +33,33 @@ struct JSONWriter {
                 case 0x0D: buffer.writeStaticString("\\r")
                 case 0x09: buffer.writeStaticString("\\t")
                 default:
-                    let hex = Array("0123456789abcdef".utf8)
                     buffer.writeStaticString("\\u00")
-                    buffer.writeInteger(hex[Int(byte >> 4)])
-                    buffer.writeInteger(hex[Int(byte & 0xF)])
+                    buffer.writeInteger(Self.hex[Int(byte >> 4)])
+                    buffer.writeInteger(Self.hex[Int(byte & 0xF)])
                 }
-                start = utf8.index(after: index)
+                start = index + 1
             }
-            index = utf8.index(after: index)
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+            buffer.writeInteger(UInt8(ascii: "\""))
         }
-        buffer.writeBytes(utf8[start..<utf8.endIndex])
-        buffer.writeInteger(UInt8(ascii: "\""))
     }
 
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Decimal digits, written straight into the buffer (no String in between).
     mutating func integer<T: BinaryInteger>(_ value: T) {
-        buffer.writeString(String(value))
+        var magnitude = UInt64(value.magnitude)
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        var digits: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)  // 32 bytes of scratch, enough for 20 digits
+        withUnsafeMutableBytes(of: &digits) { scratch in
+            var index = scratch.count
+            repeat {
+                index -= 1
+                scratch[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: scratch[index...]))
+        }
     }
 
     mutating func bool(_ value: Bool) {
@@ -59,10 +71,20 @@ struct JSONWriter {
         var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        buffer.writeString(
-            "\"\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-                + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z\"")
+        buffer.writeInteger(UInt8(ascii: "\""))
+        integer(parts.tm_year + 1900)
+        twoDigits(after: "-", parts.tm_mon + 1)
+        twoDigits(after: "-", parts.tm_mday)
+        twoDigits(after: "T", parts.tm_hour)
+        twoDigits(after: ":", parts.tm_min)
+        twoDigits(after: ":", parts.tm_sec)
+        buffer.writeStaticString("Z\"")
+    }
+
+    private mutating func twoDigits(after separator: Unicode.Scalar, _ value: Int32) {
+        buffer.writeInteger(UInt8(ascii: separator))
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(value / 10))
+        buffer.writeInteger(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     mutating func user(_ user: UserSummary) {

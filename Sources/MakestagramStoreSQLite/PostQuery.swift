@@ -104,8 +104,9 @@ enum PostQuery {
             SELECT \(columns) FROM \(from)
             WHERE \(filter) AND \(keyCondition) ORDER BY \(key) \(order) LIMIT :limit
             """
+        // A cursor decodes each row in place, without copying it first.
         var posts = try withRecentComments(
-            db, Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments).map(post))
+            db, Array(Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments).map(post)))
         let hasMore = posts.count > page.limit
         if hasMore { posts.removeLast() }
         if case .newerThan(let newer) = page.position {
