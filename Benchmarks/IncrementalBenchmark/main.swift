@@ -5,8 +5,11 @@ import OpenCombine
 // Incremental beside OpenCombine doing the same work in the same run: a 50-node chain, a 1,000-input fan-in and a
 // diamond. Prints nanoseconds per fired node, throughput ratios and glitch counts, as a Markdown table.
 
+/// How many times each measured loop runs; the fastest run counts (the machines are shared and noisy).
+let repetitions = 15
+
 /// Runs `body` `repetitions` times and answers the fastest run's duration in nanoseconds.
-func best(_ repetitions: Int = 7, _ body: () -> Void) -> Double {
+func best(_ repetitions: Int = repetitions, _ body: () -> Void) -> Double {
     var fastest = Double.infinity
     for _ in 0..<repetitions {
         let start = ContinuousClock.now
@@ -83,7 +86,7 @@ do {
             }
         }
     }
-    let incrementalFiresPerRound = sumFires / (rounds * 7)
+    let incrementalFiresPerRound = sumFires / (rounds * repetitions)
 
     let subjects = (0..<1000).map { CurrentValueSubject<Int, Never>($0) }
     var values = Array(0..<1000)
@@ -105,7 +108,7 @@ do {
             for (index, subject) in subjects.enumerated() { subject.send(index + round) }
         }
     }
-    let combineFiresPerRound = combineFires / (rounds * 7)
+    let combineFiresPerRound = combineFires / (rounds * repetitions)
     rows.append(
         Row(
             name: "fan-in of 1,000 inputs, all changed", firedPerOp: 1001, ops: rounds, incrementalNs: incremental,

@@ -24,6 +24,11 @@ public final class Graph: @unchecked Sendable {
     @exclusivity(unchecked) private var batchDepth = 0
     @exclusivity(unchecked) private var pendingObservers: [AnyNode] = []
     @exclusivity(unchecked) private var propagating = false
+    /// Whether nodes are being recomputed from the queue (not yet telling observers): a node that becomes necessary
+    /// now waits for its turn in height order instead of computing at once.
+    @exclusivity(unchecked) private(set) var isStepping = false
+    /// Counts reads of values nothing observes (see ``AnyNode/pull()``).
+    @exclusivity(unchecked) var pullCount: UInt64 = 0
     /// For ``main``: the thread found to be the main actor's. Checking that a call runs on it is a thread
     /// comparison; asking the runtime whether the main actor is current costs more than a whole propagation step.
     @exclusivity(unchecked) private var mainThread: pthread_t?
@@ -77,9 +82,11 @@ public final class Graph: @unchecked Sendable {
         propagating = true
         defer { propagating = false }
         repeat {
+            isStepping = true
             while let node = queue.popMin() {
                 node.recompute()
             }
+            isStepping = false
             // Observers see only settled, consistent values; writes they make start a new round.
             let observers = pendingObservers
             pendingObservers.removeAll(keepingCapacity: true)
@@ -88,6 +95,17 @@ public final class Graph: @unchecked Sendable {
                 node.fireObservers()
             }
         } while !queue.isEmpty
+    }
+
+    /// Runs `body` on the actor: at once when the caller is known to be on it (the main thread, for ``main``),
+    /// otherwise as soon as the actor is free.
+    @usableFromInline
+    func onActor(_ body: @escaping @Sendable () -> Void) {
+        if let mainThread, pthread_equal(mainThread, pthread_self()) != 0 {
+            body()
+        } else {
+            deliver(body)
+        }
     }
 
     /// Queues `write` to run on the actor; the writes queued together run as one transaction.

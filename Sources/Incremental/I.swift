@@ -14,8 +14,12 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     /// equality cutoff compares with the value before the batch, and 5, 7, 5 in one batch is no change.
     @exclusivity(unchecked) @usableFromInline final var pending: A?
 
-    /// The current value. Read it on the graph's actor.
-    @inlinable public var value: A { current }
+    /// The current value. Read it on the graph's actor. (A derived value nothing observes is brought up to date
+    /// as it is read.)
+    @inlinable public var value: A {
+        if !sources.isEmpty && !isNecessary { pull() }
+        return current
+    }
 
     @usableFromInline
     init(graph: Graph, value: A, height: Int = 0) {
@@ -44,23 +48,23 @@ public final class I<A>: AnyNode, @unchecked Sendable {
         let token = ObservationToken()
         addObserver(Observer(token: token) { [unowned(unsafe) self] in callback(self.current) })
         callback(current)
-        // The closure holds the node: an observed node lives as long as its observation. Disposing only flips the
-        // token (safe from any thread); the entry is dropped on the graph's actor.
+        // The closure holds the node: an observed node lives as long as its observation. Disposing flips the token
+        // (safe from any thread: the node is told nothing more) and, on the graph's actor, lets go of the entry.
         return Disposable { [self] in
             token.cancel()
-            _ = self
+            graph.onActor { self.dropCancelledObservers() }
         }
     }
 
     // MARK: Building derived values
 
-    /// A node derived from `sources`, above all of them, starting at `value`; its step is set by the caller. Steps
-    /// capture their sources strongly (a node keeps what it derives from alive) and their node unowned (the node
-    /// owns its step, and only a live node's step runs).
+    /// A node derived from `sources`, above all of them, starting at `value`; its step is set by the caller. The
+    /// node keeps its sources alive (in ``AnyNode/sources``), so steps capture them, and their node, unowned: the
+    /// node owns its step, and only a live node's step runs.
     @usableFromInline
     static func derived(graph: Graph, sources: [AnyNode], value: A) -> I<A> {
         let node = I(graph: graph, value: value, height: (sources.map(\.height).max() ?? -1) + 1)
-        for source in sources { source.addDependent(node) }
+        node.sources = sources
         return node
     }
 
@@ -68,8 +72,10 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     @inlinable
     public func map<B>(_ transform: @escaping (A) -> B) -> I<B> {
         graph.checkIsolation()
-        let node = I<B>.derived(graph: graph, sources: [self], value: transform(current))
-        node.step = { [unowned(unsafe) node] in node.replace(transform(self.current)) }
+        let node = I<B>.derived(graph: graph, sources: [self], value: transform(value))
+        let source = Unowned(self)
+        let target = Unowned(node)
+        node.step = { target.use { node in source.use { node.replace(transform($0.current)) } } }
         return node
     }
 
@@ -77,8 +83,10 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     @inlinable
     public func map<B: Equatable>(_ transform: @escaping (A) -> B) -> I<B> {
         graph.checkIsolation()
-        let node = I<B>.derived(graph: graph, sources: [self], value: transform(current))
-        node.step = { [unowned(unsafe) node] in node.update(transform(self.current)) }
+        let node = I<B>.derived(graph: graph, sources: [self], value: transform(value))
+        let source = Unowned(self)
+        let target = Unowned(node)
+        node.step = { target.use { node in source.use { node.update(transform($0.current)) } } }
         return node
     }
 
@@ -98,8 +106,11 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     @inlinable
     public func zip<B, C>(_ other: I<B>, _ combine: @escaping (A, B) -> C) -> I<C> {
         graph.checkIsolation()
-        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(current, other.current))
-        node.step = { [unowned(unsafe) node] in node.replace(combine(self.current, other.current)) }
+        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(value, other.value))
+        let (first, second, target) = (Unowned(self), Unowned(other), Unowned(node))
+        node.step = {
+            target.use { node in first.use { a in second.use { b in node.replace(combine(a.current, b.current)) } } }
+        }
         return node
     }
 
@@ -107,8 +118,11 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     @inlinable
     public func zip<B, C: Equatable>(_ other: I<B>, _ combine: @escaping (A, B) -> C) -> I<C> {
         graph.checkIsolation()
-        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(current, other.current))
-        node.step = { [unowned(unsafe) node] in node.update(combine(self.current, other.current)) }
+        let node = I<C>.derived(graph: graph, sources: [self, other], value: combine(value, other.value))
+        let (first, second, target) = (Unowned(self), Unowned(other), Unowned(node))
+        node.step = {
+            target.use { node in first.use { a in second.use { b in node.update(combine(a.current, b.current)) } } }
+        }
         return node
     }
 
@@ -117,9 +131,10 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     public func zip<B, C, D>(_ second: I<B>, _ third: I<C>, _ combine: @escaping (A, B, C) -> D) -> I<D> {
         graph.checkIsolation()
         let node = I<D>.derived(
-            graph: graph, sources: [self, second, third], value: combine(current, second.current, third.current))
-        node.step = { [unowned(unsafe) node] in
-            node.replace(combine(self.current, second.current, third.current))
+            graph: graph, sources: [self, second, third], value: combine(value, second.value, third.value))
+        let (a, b, c, target) = (Unowned(self), Unowned(second), Unowned(third), Unowned(node))
+        node.step = {
+            target.use { node in node.replace(combine(a.use(\.current), b.use(\.current), c.use(\.current))) }
         }
         return node
     }
@@ -129,9 +144,10 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     public func zip<B, C, D: Equatable>(_ second: I<B>, _ third: I<C>, _ combine: @escaping (A, B, C) -> D) -> I<D> {
         graph.checkIsolation()
         let node = I<D>.derived(
-            graph: graph, sources: [self, second, third], value: combine(current, second.current, third.current))
-        node.step = { [unowned(unsafe) node] in
-            node.update(combine(self.current, second.current, third.current))
+            graph: graph, sources: [self, second, third], value: combine(value, second.value, third.value))
+        let (a, b, c, target) = (Unowned(self), Unowned(second), Unowned(third), Unowned(node))
+        node.step = {
+            target.use { node in node.update(combine(a.use(\.current), b.use(\.current), c.use(\.current))) }
         }
         return node
     }
@@ -140,8 +156,9 @@ public final class I<A>: AnyNode, @unchecked Sendable {
     @inlinable
     public static func combine<B>(_ values: [I<B>], graph: Graph = .main, _ combine: @escaping ([B]) -> A) -> I<A> {
         graph.checkIsolation()
-        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.current }))
-        node.step = { [unowned(unsafe) node] in node.replace(combine(values.map { $0.current })) }
+        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.value }))
+        let target = Unowned(node)
+        node.step = { target.use { $0.replace(combine(values.map { $0.current })) } }
         return node
     }
 
@@ -167,8 +184,9 @@ extension I where A: Equatable {
     @inlinable
     public static func combine<B>(_ values: [I<B>], graph: Graph = .main, _ combine: @escaping ([B]) -> A) -> I<A> {
         graph.checkIsolation()
-        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.current }))
-        node.step = { [unowned(unsafe) node] in node.update(combine(values.map { $0.current })) }
+        let node = I<A>.derived(graph: graph, sources: values, value: combine(values.map { $0.value }))
+        let target = Unowned(node)
+        node.step = { target.use { $0.update(combine(values.map { $0.current })) } }
         return node
     }
 
@@ -178,5 +196,22 @@ extension I where A: Equatable {
         if newValue == current { return false }
         current = newValue
         return true
+    }
+}
+
+/// A reference that a step uses without retaining it: the node owns its step and keeps its sources alive, so
+/// every object a step refers to outlives each of its calls.
+@usableFromInline @frozen
+struct Unowned<Object: AnyObject> {
+    @usableFromInline let reference: Unmanaged<Object>
+
+    @inlinable
+    init(_ object: Object) {
+        reference = .passUnretained(object)
+    }
+
+    @inlinable @inline(__always)
+    func use<R>(_ body: (Object) -> R) -> R {
+        reference._withUnsafeGuaranteedRef(body)
     }
 }

@@ -4,13 +4,16 @@ public final class Input<A>: @unchecked Sendable {
     public let i: I<A>
 
     /// An input whose writes are applied by `apply` (which compares, or not, with the value before).
-    @usableFromInline
+    @inlinable
     init(_ value: A, graph: Graph, apply: @escaping (I<A>, A) -> Bool) {
         let node = I(graph: graph, value: value)
-        node.step = { [unowned(unsafe) node] in
-            guard let pending = node.pending else { return false }
-            node.pending = nil
-            return apply(node, pending)
+        let target = Unowned(node)
+        node.step = {
+            target.use { node in
+                guard let pending = node.pending else { return false }
+                node.pending = nil
+                return apply(node, pending)
+            }
         }
         self.i = node
     }

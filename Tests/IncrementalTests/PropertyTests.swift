@@ -27,13 +27,17 @@ enum Formula {
     static func zip3(_ x: Int, _ y: Int, _ z: Int) -> Int { ((x ^ y) + z) % 1000 }
 }
 
-@MainActor @Suite struct PropertyTests {
-    @Test(arguments: 0..<60)
-    func randomGraphsMatchFromScratchAndFireOncePerChange(seed: UInt64) {
-        var random = SplitMix64(state: seed)
-        let inputs = (0..<6).map { _ in Input(Int.random(in: 0..<1000, using: &random)) }
-        var formulas: [Formula] = inputs.indices.map { .input($0) }
-        var nodes: [I<Int>] = inputs.map(\.i)
+/// A random graph of maps, zips and flatMaps over six inputs, with the formulas to recompute it from scratch.
+@MainActor
+struct RandomGraph {
+    var inputs: [Input<Int>]
+    var formulas: [Formula]
+    var nodes: [I<Int>]
+
+    init(using random: inout SplitMix64) {
+        inputs = (0..<6).map { _ in Input(Int.random(in: 0..<1000, using: &random)) }
+        formulas = inputs.indices.map { .input($0) }
+        nodes = inputs.map(\.i)
         for _ in 0..<30 {
             let n = nodes.count
             func any() -> Int { Int.random(in: 0..<n, using: &random) }
@@ -57,20 +61,46 @@ enum Formula {
                 nodes.append(nodes[selector].flatMap { $0 % 2 == 0 ? snapshot[first] : snapshot[second] })
             }
         }
+    }
 
-        func scratch() -> [Int] {
-            var values: [Int] = []
-            for formula in formulas {
-                switch formula {
-                case .input(let k): values.append(inputs[k].value)
-                case .map(let s, let f): values.append(Formula.map(values[s], f))
-                case .zip(let x, let y): values.append(Formula.zip(values[x], values[y]))
-                case .zip3(let x, let y, let z): values.append(Formula.zip3(values[x], values[y], values[z]))
-                case .pick(let s, let a, let b): values.append(values[s] % 2 == 0 ? values[a] : values[b])
-                }
+    /// Every node's value, recomputed from the inputs.
+    func scratch() -> [Int] {
+        var values: [Int] = []
+        for formula in formulas {
+            switch formula {
+            case .input(let k): values.append(inputs[k].value)
+            case .map(let s, let f): values.append(Formula.map(values[s], f))
+            case .zip(let x, let y): values.append(Formula.zip(values[x], values[y]))
+            case .zip3(let x, let y, let z): values.append(Formula.zip3(values[x], values[y], values[z]))
+            case .pick(let s, let a, let b): values.append(values[s] % 2 == 0 ? values[a] : values[b])
             }
-            return values
         }
+        return values
+    }
+
+    /// Writes one to three random inputs in one batch; answers what was written.
+    func writeRandomly(using random: inout SplitMix64) -> [String] {
+        let writes = Int.random(in: 1...3, using: &random)
+        var log: [String] = []
+        Graph.main.batch {
+            for _ in 0..<writes {
+                let k = Int.random(in: 0..<inputs.count, using: &random)
+                let v = Int.random(in: 0..<1000, using: &random)
+                log.append("in\(k)=\(v) (was \(inputs[k].value))")
+                inputs[k].write(v)
+            }
+        }
+        return log
+    }
+}
+
+@MainActor @Suite struct PropertyTests {
+    @Test(arguments: 0..<60)
+    func randomGraphsMatchFromScratchAndFireOncePerChange(seed: UInt64) {
+        var random = SplitMix64(state: seed)
+        let graph = RandomGraph(using: &random)
+        let nodes = graph.nodes
+        func scratch() -> [Int] { graph.scratch() }
 
         var fired = Array(repeating: 0, count: nodes.count)
         var inconsistent = 0
@@ -86,16 +116,7 @@ enum Formula {
         for _ in 0..<25 {
             let before = scratch()
             fired = Array(repeating: 0, count: nodes.count)
-            let writes = Int.random(in: 1...3, using: &random)
-            var log: [String] = []
-            Graph.main.batch {
-                for _ in 0..<writes {
-                    let k = Int.random(in: 0..<inputs.count, using: &random)
-                    let v = Int.random(in: 0..<1000, using: &random)
-                    log.append("in\(k)=\(v) (was \(inputs[k].value))")
-                    inputs[k].write(v)
-                }
-            }
+            let log = graph.writeRandomly(using: &random)
             let after = scratch()
             #expect(nodes.map(\.value) == after)
             for index in nodes.indices {
@@ -106,6 +127,44 @@ enum Formula {
         }
         #expect(inconsistent == 0)
         _ = observations
+    }
+
+    /// Only some values are observed, and which ones changes as it goes (observations start and end between
+    /// writes): observed values stay current and fire once per change, unobserved ones are right when read.
+    @Test(arguments: 0..<60)
+    func partlyObservedGraphsStayRightAsObservationsComeAndGo(seed: UInt64) {
+        var random = SplitMix64(state: seed &+ 1000)
+        let graph = RandomGraph(using: &random)
+        var fired = Array(repeating: 0, count: graph.nodes.count)
+        var observations: [Int: Disposable] = [:]
+        func observe(_ index: Int) {
+            observations[index] = graph.nodes[index].observe { _ in fired[index] += 1 }
+        }
+        for index in graph.nodes.indices where Bool.random(using: &random) { observe(index) }
+        for round in 0..<25 {
+            if round % 3 == 0 {
+                // Some observations end, others start.
+                for index in Array(observations.keys).sorted() where Int.random(in: 0..<4, using: &random) == 0 {
+                    observations.removeValue(forKey: index)?.dispose()
+                }
+                for index in graph.nodes.indices where observations[index] == nil && Bool.random(using: &random) {
+                    observe(index)
+                }
+            }
+            let before = graph.scratch()
+            fired = Array(repeating: 0, count: graph.nodes.count)
+            let log = graph.writeRandomly(using: &random)
+            let after = graph.scratch()
+            for index in observations.keys {
+                #expect(fired[index] == (before[index] != after[index] ? 1 : 0), "node \(index), seed \(seed), \(log)")
+            }
+            // Read in random order, so that unobserved values are brought up to date from any starting point.
+            for index in graph.nodes.indices.shuffled(using: &random) {
+                #expect(graph.nodes[index].value == after[index], "node \(index), seed \(seed), \(log)")
+            }
+        }
+        observations.removeAll()
+        #expect(graph.inputs.allSatisfy { $0.i.dependentCount == 0 }, "no observation left, no dependent left")
     }
 
     @Test(arguments: 0..<30)
