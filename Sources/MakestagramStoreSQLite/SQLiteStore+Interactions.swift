@@ -10,15 +10,17 @@ extension SQLiteStore {
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
         try await write { db in
-            guard (try Int.fetchOne(db, sql: "SELECT 1 FROM posts WHERE id = ?", arguments: [postID])) != nil else {
-                throw StoreError.notFound("post")
-            }
+            // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
+            let exists = try db.cachedStatement(sql: "SELECT 1 FROM posts WHERE id = ?")
+            guard (try Int.fetchOne(exists, arguments: [postID])) != nil else { throw StoreError.notFound("post") }
             if liked {
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)",
-                    arguments: [postID, viewer, Self.now])
+                try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)"
+                )
+                .execute(arguments: [postID, viewer, Self.now])
             } else {
-                try db.execute(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?", arguments: [postID, viewer])
+                try db.cachedStatement(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?")
+                    .execute(arguments: [postID, viewer])
             }
             let changed = db.changesCount > 0
             let row = try Row.fetchOne(
