@@ -25,7 +25,7 @@ public struct FileCredentialStore: CredentialStore {
         let environment = ProcessInfo.processInfo.environment
         let config =
             environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".config")
         return config.appendingPathComponent("makestagram/credentials.json")
     }
 
