@@ -27,14 +27,6 @@ struct ClientContext {
         }
     }
 
-    /// The user the session belongs to.
-    var user: UserSummary {
-        get throws {
-            guard let user = app.user.value else { throw MakestagramError.notLoggedIn }
-            return user
-        }
-    }
-
     /// An error and what to do about it.
     func explain(_ error: MakestagramError) -> String {
         switch error {
