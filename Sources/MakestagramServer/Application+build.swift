@@ -76,8 +76,12 @@ func buildRouter<S: Store>(
     router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
     api.addRoutes(accounts.routes)
-    api.addRoutes(UsersController(store: store).routes)
-    api.addRoutes(PostsController(store: store, worker: worker, maxUploadBytes: configuration.maxUploadBytes).routes)
+    let rendered = RenderedPosts()
+    api.addRoutes(UsersController(store: store, rendered: rendered).routes)
+    api.addRoutes(
+        PostsController(
+            store: store, worker: worker, rendered: rendered, maxUploadBytes: configuration.maxUploadBytes
+        ).routes)
     api.addRoutes(InteractionsController(store: store).routes)
     api.addRoutes(events.routes)
     return router

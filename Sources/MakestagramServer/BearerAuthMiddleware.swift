@@ -20,12 +20,20 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The token of an `Authorization: Bearer …` header, if there is one.
+    /// The token of an `Authorization: Bearer …` header, if there is one (read from its bytes: this runs for every
+    /// request, and splitting and case-folding strings showed in the profile).
     static func bearerToken(_ headers: HTTPFields) -> String? {
         guard let value = headers[.authorization] else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty || token.count > 512 ? nil : token
+        let bytes = Array(value.utf8)
+        let scheme = "bearer".utf8
+        guard bytes.count > scheme.count, bytes[scheme.count] == UInt8(ascii: " "),
+            zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else { return nil }
+        var start = scheme.count + 1
+        var end = bytes.count
+        while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        guard start < end, end - start <= 512 else { return nil }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 }

@@ -60,9 +60,17 @@ enum Cursor {
 extension PageResult {
     /// The wire page for this result, with cursors for `list`.
     func page(_ list: String) -> Page<Item> where Item: Codable {
-        Page(
-            items: items, nextCursor: nextKey.map { Cursor.encode(list, .after($0)) },
-            newerCursor: newestKey.map { Cursor.encode(list, .newerThan($0)) })
+        Page(items: items, nextCursor: nextCursor(list), newerCursor: newerCursor(list))
+    }
+
+    /// The cursor to the page after this one in `list`, if any.
+    func nextCursor(_ list: String) -> String? {
+        nextKey.map { Cursor.encode(list, .after($0)) }
+    }
+
+    /// The cursor to the items newer than this page in `list`, if it has one.
+    func newerCursor(_ list: String) -> String? {
+        newestKey.map { Cursor.encode(list, .newerThan($0)) }
     }
 
     /// The wire page for a list that only pages forward (no newer cursor).

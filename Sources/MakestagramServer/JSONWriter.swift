@@ -62,6 +62,11 @@ struct JSONWriter {
         }
     }
 
+    /// Bytes that are already JSON (a rendered post).
+    mutating func json(_ bytes: UnsafeRawBufferPointer) {
+        buffer.writeBytes(bytes)
+    }
+
     mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
@@ -112,6 +117,13 @@ struct JSONWriter {
     }
 
     mutating func post(_ post: Post) {
+        postUpToViewerHasLiked(post)
+        bool(post.viewerHasLiked)
+        postAfterViewerHasLiked(post)
+    }
+
+    /// A post's JSON before the value of `viewerHasLiked`, the one field that depends on who reads it.
+    mutating func postUpToViewerHasLiked(_ post: Post) {
         raw("{\"id\":")
         integer(post.id)
         raw(",\"createdAt\":")
@@ -133,7 +145,10 @@ struct JSONWriter {
         raw(",\"commentCount\":")
         integer(post.commentCount)
         raw(",\"viewerHasLiked\":")
-        bool(post.viewerHasLiked)
+    }
+
+    /// A post's JSON after the value of `viewerHasLiked`.
+    mutating func postAfterViewerHasLiked(_ post: Post) {
         raw(",\"likers\":[")
         for (index, liker) in post.likers.enumerated() {
             if index > 0 { raw(",") }
@@ -170,11 +185,16 @@ struct JSONWriter {
             self.post(post)
         }
         raw("]")
-        if let next = page.nextCursor {
+        cursors(next: page.nextCursor, newer: page.newerCursor)
+    }
+
+    /// The end of a page object: its cursors and the closing brace.
+    mutating func cursors(next: String?, newer: String?) {
+        if let next {
             raw(",\"nextCursor\":")
             string(next)
         }
-        if let newer = page.newerCursor {
+        if let newer {
             raw(",\"newerCursor\":")
             string(newer)
         }

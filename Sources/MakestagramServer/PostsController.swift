@@ -10,6 +10,8 @@ import Metrics
 struct PostsController<S: Store>: Sendable {
     let store: S
     let worker: PhotoWorker
+    /// Posts' JSON kept between pages.
+    let rendered: RenderedPosts
     /// The largest upload body, in bytes.
     let maxUploadBytes: Int
 
@@ -81,7 +83,8 @@ struct PostsController<S: Store>: Sendable {
 
     @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        return try await store.timeline(viewer: user.id, page: try request.pageRequest(list: "timeline"))
-            .page("timeline").written
+        let page = try await store.timeline(
+            viewer: user.id, page: try request.pageRequest(list: "timeline"), known: rendered.holds)
+        return try await rendered.page(page, list: "timeline", viewer: user.id, store: store)
     }
 }

@@ -6,6 +6,8 @@ import MakestagramStore
 /// Profiles, user search, follows and one user's posts.
 struct UsersController<S: Store>: Sendable {
     let store: S
+    /// Posts' JSON kept between pages.
+    let rendered: RenderedPosts
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -67,9 +69,10 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let viewer = try context.requireUser()
         let page = try request.pageRequest(list: "posts")
-        guard let result = try await store.posts(username: try context.username(), viewer: viewer.id, page: page) else {
-            throw APIError.notFound("user")
-        }
-        return result.page("posts").written
+        guard
+            let result = try await store.posts(
+                username: try context.username(), viewer: viewer.id, page: page, known: rendered.holds)
+        else { throw APIError.notFound("user") }
+        return try await rendered.page(result, list: "posts", viewer: viewer.id, store: store)
     }
 }

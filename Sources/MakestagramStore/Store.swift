@@ -49,10 +49,13 @@ public protocol Store: Sendable {
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]
-    /// The viewer's own posts and those of everyone they follow, newest first.
-    func timeline(viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
-    /// One user's posts, newest first; nil when there is no such user.
-    func posts(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>?
+    /// The viewer's own posts and those of everyone they follow, newest first. Posts that `known` already holds at
+    /// their current version come as ``ListedPost/known(id:version:viewerHasLiked:)``, the others in full.
+    func timeline(viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws -> PageResult<ListedPost>
+    /// One user's posts, newest first, as ``timeline(viewer:page:known:)`` lists them; nil when there is no such
+    /// user.
+    func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
+        -> PageResult<ListedPost>?
 
     // MARK: Likes, comments and reports
 
@@ -75,4 +78,49 @@ public protocol Store: Sendable {
 
     /// Every media file name that some row references.
     func referencedMediaFiles() async throws -> Set<String>
+}
+
+/// Answers whether the caller already holds a post at a version (for instance as rendered JSON); asked while the
+/// list is read, so that a post it holds is neither decoded nor sent again.
+public typealias KnownPosts = @Sendable (_ id: Int64, _ version: Int64) -> Bool
+
+/// A post in a list read with ``KnownPosts``.
+public enum ListedPost: Sendable, Equatable {
+    /// A post the caller did not hold at this version.
+    case post(Post)
+    /// A post the caller holds at `version`, with the one field that depends on who reads it.
+    case known(id: Int64, version: Int64, viewerHasLiked: Bool)
+}
+
+extension ListedPost {
+    /// The post's ID.
+    public var id: Int64 {
+        switch self {
+        case .post(let post): post.id
+        case .known(let id, _, _): id
+        }
+    }
+}
+
+extension Store {
+    /// The viewer's own posts and those of everyone they follow, newest first, in full.
+    public func timeline(viewer: Int64, page: PageRequest) async throws -> PageResult<Post> {
+        try await timeline(viewer: viewer, page: page, known: { _, _ in false }).fullPosts
+    }
+
+    /// One user's posts, newest first, in full; nil when there is no such user.
+    public func posts(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>? {
+        try await posts(username: username, viewer: viewer, page: page, known: { _, _ in false })?.fullPosts
+    }
+}
+
+extension PageResult<ListedPost> {
+    /// The page of a list read with a `known` that held nothing.
+    var fullPosts: PageResult<Post> {
+        PageResult<Post>(
+            items: items.map {
+                guard case .post(let post) = $0 else { preconditionFailure("a post was listed as known") }
+                return post
+            }, nextKey: nextKey, newestKey: newestKey)
+    }
 }

@@ -5,6 +5,8 @@ import GRDB
 public struct AppDatabase: Sendable {
     /// The connection(s) every query goes through.
     let writer: any DatabaseWriter
+    /// Sessions recently looked up (see ``SessionCache``); shared by every store over this database.
+    let sessions = SessionCache()
 
     /// Opens the database at `path` in WAL mode, creating and migrating it as needed.
     public init(path: String) throws {

@@ -35,7 +35,7 @@ extension SQLiteStore {
             let likers: String = row["likers_preview"]
             let change = LikeChange(
                 postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
-                likers: likers.split(separator: " ").map(String.init), version: row["version"])
+                likers: PostQuery.likerNames(likers), version: row["version"])
             // A like that changed nothing (already liked, or not liked) is not an event.
             if changed { publishOnCommit(db, .likeChanged(change)) }
             return LikeState(

@@ -6,8 +6,8 @@ import MakestagramStore
 extension SQLiteStore {
     static func post(_ db: Database, id: Int64, viewer: Int64) throws -> Post? {
         let post = try Row.fetchOne(
-            db,
-            sql: "SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = :id",
+            db.cachedStatement(
+                sql: "SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = :id"),
             arguments: ["id": id, "viewer": viewer]
         ).map(PostQuery.post)
         return try post.flatMap { try PostQuery.withRecentComments(db, [$0]).first }
@@ -44,20 +44,8 @@ extension SQLiteStore {
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
-        return try await read { db in
-            // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
-            let list = ids.map(String.init).joined(separator: ",")
-            return try PostQuery.withRecentComments(
-                db,
-                Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id
-                        WHERE p.id IN (SELECT value FROM json_each(:ids))
-                        """,
-                    arguments: ["ids": "[\(list)]", "viewer": viewer]
-                ).map(PostQuery.post))
-        }
+        // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
+        return try await read { db in try PostQuery.posts(db, ids: ids, viewer: viewer) }
     }
 
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
@@ -76,20 +64,24 @@ extension SQLiteStore {
         }
     }
 
-    public func timeline(viewer: Int64, page: PageRequest) async throws -> PageResult<Post> {
+    public func timeline(viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws -> PageResult<
+        ListedPost
+    > {
         try await read { db in
             try PostQuery.page(
-                db, from: "feed f JOIN posts p ON p.id = f.post_id JOIN users u ON u.id = p.author_id",
-                filter: "f.user_id = :viewer", key: "f.post_id", arguments: [:], viewer: viewer, page: page)
+                db, from: "feed f JOIN posts p ON p.id = f.post_id", filter: "f.user_id = :viewer", key: "f.post_id",
+                arguments: [:], viewer: viewer, page: page, known: known)
         }
     }
 
-    public func posts(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>? {
+    public func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
+        -> PageResult<ListedPost>?
+    {
         try await read { db in
             guard let author = try Self.userID(db, username: username) else { return nil }
             return try PostQuery.page(
-                db, from: "posts p JOIN users u ON u.id = p.author_id", filter: "p.author_id = :author",
-                key: "p.id", arguments: ["author": author], viewer: viewer, page: page)
+                db, from: "posts p", filter: "p.author_id = :author", key: "p.id", arguments: ["author": author],
+                viewer: viewer, page: page, known: known)
         }
     }
 }

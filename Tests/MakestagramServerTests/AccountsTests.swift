@@ -7,6 +7,8 @@ import NIOCore
 import ServerTestSupport
 import Testing
 
+@testable import MakestagramServer
+
 @Suite struct AccountsTests {
     @Test func signUpLogInAndLogOut() async throws {
         try await TestServer.run { client, folder in
@@ -104,5 +106,20 @@ import Testing
             #expect(try await client.send(.get, "/api/v1/openapi.yaml").status == .ok)
             #expect(try await client.send(.get, "/healthz").status == .ok)
         }
+    }
+
+    @Test func bearerTokensAreReadFromTheirHeader() {
+        func token(_ value: String) -> String? {
+            BearerAuthMiddleware<SQLiteStore>.bearerToken([.authorization: value])
+        }
+        #expect(token("Bearer abc") == "abc")
+        #expect(token("bearer  abc ") == "abc")
+        #expect(token("BEARER abc") == "abc")
+        #expect(token("Basic abc") == nil)
+        #expect(token("Bearerabc") == nil)
+        #expect(token("Bearer ") == nil)
+        #expect(token("Bearer    ") == nil)
+        #expect(token("Bearer " + String(repeating: "a", count: 513)) == nil)
+        #expect(BearerAuthMiddleware<SQLiteStore>.bearerToken([:]) == nil)
     }
 }

@@ -4,8 +4,8 @@ import HummingbirdTesting
 import MakestagramAPI
 import NIOCore
 import Photos
-import TestFixtures
 import ServerTestSupport
+import TestFixtures
 import Testing
 
 @Suite struct PostsTests {

@@ -27,6 +27,35 @@ import Testing
         }
     }
 
+    @Test func listsShowEveryChangeToPostsTheyServedBefore() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            _ = try await client.send(.put, "/api/v1/users/alice/follow", as: bob)
+            let post = try await client.post("chelsea.jpg", caption: "before", as: alice)
+            for user in [alice, bob] {
+                for path in ["/api/v1/timeline", "/api/v1/users/alice/posts"] {
+                    let page: Page<Post> = try await client.call(.get, path, as: user)
+                    #expect(page.items.map(\.likeCount) == [0])
+                }
+            }
+            _ = try await client.send(.put, "/api/v1/posts/\(post.id)/like", as: bob)
+            _ = try await client.send(.post, "/api/v1/posts/\(post.id)/comments", as: alice, json: ["text": "nice"])
+            for (user, liked) in [(alice, false), (bob, true), (alice, false)] {
+                for path in ["/api/v1/timeline", "/api/v1/users/alice/posts"] {
+                    let page: Page<Post> = try await client.call(.get, path, as: user)
+                    let seen = try #require(page.items.first)
+                    #expect(seen.likeCount == 1 && seen.likers == ["bob"] && seen.viewerHasLiked == liked, "\(path)")
+                    #expect(seen.commentCount == 1 && seen.recentComments.map(\.text) == ["nice"], "\(path)")
+                    #expect(seen == (try await client.call(.get, "/api/v1/posts/\(post.id)", as: user) as Post))
+                }
+            }
+            _ = try await client.send(.delete, "/api/v1/posts/\(post.id)", as: alice)
+            let empty: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: bob)
+            #expect(empty.items.isEmpty)
+        }
+    }
+
     @Test func cursorsPageBackAndRefreshWithoutRepeatsOrGaps() async throws {
         try await TestServer.run { client, _ in
             let alice = try await client.signUp("alice")

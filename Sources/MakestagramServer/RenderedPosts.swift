@@ -1,0 +1,99 @@
+import MakestagramAPI
+import MakestagramStore
+import NIOCore
+import Synchronization
+
+/// Each post's JSON as the API writes it, kept at the post's version, for lists of posts (home timelines and
+/// profiles): the hottest responses, where decoding rows and writing JSON cost more than reading the database.
+///
+/// A post's JSON changes only with its version (every like, unlike, comment and deletion bumps it; authors' names
+/// never change), so an entry at the version a list reads is that post's JSON as it is now, but for
+/// `viewerHasLiked`, which the store answers per reader and which is written between the entry's two halves. The
+/// store asks ``holds(_:_:)`` while it reads a list and decodes only the posts held at no or another version.
+final class RenderedPosts: Sendable {
+    /// A post's JSON without the value of `viewerHasLiked`.
+    struct Rendered: Sendable {
+        let version: Int64
+        let json: ByteBuffer
+        /// Where the value of `viewerHasLiked` goes in ``json``.
+        let split: Int
+    }
+
+    private let entries = Mutex<[Int64: Rendered]>([:])
+    /// At most this many posts are kept (about 700 bytes each); when full, the cache starts over.
+    let capacity: Int
+
+    init(capacity: Int = 20_000) {
+        self.capacity = capacity
+    }
+
+    /// Whether the post's JSON is held at `version`.
+    func holds(_ id: Int64, _ version: Int64) -> Bool {
+        entries.withLock { $0[id]?.version == version }
+    }
+
+    private func rendered(_ id: Int64, version: Int64) -> Rendered? {
+        entries.withLock { entries in entries[id].flatMap { $0.version == version ? $0 : nil } }
+    }
+
+    /// Renders a post and keeps it, unless a newer version is already held (two lists read around a change).
+    private func keep(_ post: Post) -> Rendered {
+        var writer = JSONWriter(capacity: 1024)
+        writer.postUpToViewerHasLiked(post)
+        let split = writer.buffer.readableBytes
+        writer.postAfterViewerHasLiked(post)
+        let rendered = Rendered(version: post.version, json: writer.buffer, split: split)
+        entries.withLock { entries in
+            if let held = entries[post.id], held.version > post.version { return }
+            if entries.count >= capacity, entries[post.id] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[post.id] = rendered
+        }
+        return rendered
+    }
+
+    /// A page of a post list as its response, with cursors for `list`. Held posts are copied; the others are
+    /// rendered and kept. A post that was held when the store asked but has been dropped since (the cache started
+    /// over in between) is read again.
+    func page(_ result: PageResult<ListedPost>, list: String, viewer: Int64, store: some Store) async throws
+        -> WrittenJSON
+    {
+        var items: [(rendered: Rendered, viewerHasLiked: Bool)?] = []
+        items.reserveCapacity(result.items.count)
+        var dropped: [Int64] = []
+        for item in result.items {
+            switch item {
+            case .post(let post):
+                items.append((keep(post), post.viewerHasLiked))
+            case .known(let id, let version, let viewerHasLiked):
+                let held = rendered(id, version: version)
+                items.append(held.map { ($0, viewerHasLiked) })
+                if held == nil { dropped.append(id) }
+            }
+        }
+        if !dropped.isEmpty {
+            let posts = Dictionary(
+                try await store.posts(ids: dropped, viewer: viewer).map { ($0.id, $0) },
+                uniquingKeysWith: { first, _ in first })
+            for (index, item) in result.items.enumerated() where items[index] == nil {
+                // A post deleted meanwhile is left out.
+                if let post = posts[item.id] { items[index] = (keep(post), post.viewerHasLiked) }
+            }
+        }
+        var writer = JSONWriter(
+            capacity: 256 + items.reduce(0) { $0 + ($1?.rendered.json.readableBytes ?? 0) + 8 })
+        writer.raw("{\"items\":[")
+        var first = true
+        for case (let rendered, let viewerHasLiked)? in items {
+            if !first { writer.raw(",") }
+            first = false
+            rendered.json.withUnsafeReadableBytes { json in
+                writer.json(UnsafeRawBufferPointer(rebasing: json[..<rendered.split]))
+                writer.bool(viewerHasLiked)
+                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
+            }
+        }
+        writer.raw("]")
+        writer.cursors(next: result.nextCursor(list), newer: result.newerCursor(list))
+        return WrittenJSON(writer: writer)
+    }
+}
