@@ -7,6 +7,10 @@ public struct AppDatabase: Sendable {
     let writer: any DatabaseWriter
     /// Sessions recently looked up (see ``SessionCache``); shared by every store over this database.
     let sessions = SessionCache()
+    /// What the current write transaction does once it commits.
+    let commitActions = CommitActions()
+    /// Every write transaction goes through here.
+    let writes: GroupCommit
 
     /// Opens the database at `path` in WAL mode, creating and migrating it as needed.
     public init(path: String) throws {
@@ -25,7 +29,9 @@ public struct AppDatabase: Sendable {
     /// Wraps an open database (a `DatabaseQueue()` in memory for quick tests) and migrates it.
     public init(writer: any DatabaseWriter) throws {
         self.writer = writer
+        writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
+        writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 
     /// Named, append-only migrations: a released migration is never edited, only followed by a new one.

@@ -20,13 +20,13 @@ public struct SQLiteStore: Store {
     func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) rethrows {
         guard let events else { return }
         let event = try event()
-        db.afterNextTransaction(onCommit: { _ in events.publish(event) })
+        database.commitActions.run { events.publish(event) }
     }
 
     /// Runs a write transaction, translating database failures into ``StoreError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await database.writer.write(body)
+            return try await database.writes.write(body)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -108,7 +108,7 @@ public struct SQLiteStore: Store {
             guard db.changesCount > 0 else { return }
             if let key = SessionCache.Key(tokenHash) {
                 // Before the log-out is answered: from then on no request authenticates with the token.
-                db.afterNextTransaction(onCommit: { [sessions = database.sessions] _ in sessions.remove(key) })
+                database.commitActions.run { [sessions = database.sessions] in sessions.remove(key) }
             }
             publishOnCommit(db, .sessionEnded(tokenHash: tokenHash))
         }
