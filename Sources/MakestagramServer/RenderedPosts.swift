@@ -19,21 +19,28 @@ final class RenderedPosts: Sendable {
         let split: Int
     }
 
-    private let entries = Mutex<[Int64: Rendered]>([:])
-    /// At most this many posts are kept (about 700 bytes each); when full, the cache starts over.
-    let capacity: Int
+    private struct State {
+        var entries: [Int64: Rendered] = [:]
+        /// The buffers' capacities, summed.
+        var bytes = 0
+    }
 
-    init(capacity: Int = 20_000) {
-        self.capacity = capacity
+    private let state = Mutex(State())
+    /// At most this many bytes of JSON are kept (a post with a short caption takes about 1 KiB, one with the longest
+    /// caption and comments up to 32 KiB); when full, the cache starts over.
+    let byteLimit: Int
+
+    init(byteLimit: Int = 32 << 20) {
+        self.byteLimit = byteLimit
     }
 
     /// Whether the post's JSON is held at `version`.
     func holds(_ id: Int64, _ version: Int64) -> Bool {
-        entries.withLock { $0[id]?.version == version }
+        state.withLock { $0.entries[id]?.version == version }
     }
 
     private func rendered(_ id: Int64, version: Int64) -> Rendered? {
-        entries.withLock { entries in entries[id].flatMap { $0.version == version ? $0 : nil } }
+        state.withLock { state in state.entries[id].flatMap { $0.version == version ? $0 : nil } }
     }
 
     /// Renders a post and keeps it, unless a newer version is already held (two lists read around a change).
@@ -43,10 +50,18 @@ final class RenderedPosts: Sendable {
         let split = writer.buffer.readableBytes
         writer.postAfterViewerHasLiked(post)
         let rendered = Rendered(version: post.version, json: writer.buffer, split: split)
-        entries.withLock { entries in
-            if let held = entries[post.id], held.version > post.version { return }
-            if entries.count >= capacity, entries[post.id] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[post.id] = rendered
+        let size = rendered.json.capacity
+        state.withLock { state in
+            if let held = state.entries[post.id] {
+                if held.version > post.version { return }
+                state.bytes -= held.json.capacity
+            }
+            if state.bytes + size > byteLimit {
+                state.entries.removeAll(keepingCapacity: true)
+                state.bytes = 0
+            }
+            state.entries[post.id] = rendered
+            state.bytes += size
         }
         return rendered
     }

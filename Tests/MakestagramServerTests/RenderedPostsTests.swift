@@ -73,7 +73,7 @@ struct RenderedPostsTests {
 
     @Test func aFullCacheStartsOverAndNeverGoesBackAVersion() async throws {
         try await withStore { store, alice, bob, posts in
-            let rendered = RenderedPosts(capacity: 1)
+            let rendered = RenderedPosts(byteLimit: 1024)
             let page = try await store.timeline(viewer: alice, page: PageRequest(limit: 10), known: rendered.holds)
             _ = try await rendered.page(page, list: "timeline", viewer: alice, store: store)
             #expect(
