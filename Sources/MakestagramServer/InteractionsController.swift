@@ -20,9 +20,9 @@ struct InteractionsController<S: Store>: Sendable {
         return routes
     }
 
-    func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> LikeState {
+    func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        return try await store.setLike(postID: try context.id("id", of: "post"), viewer: user.id, liked: liked)
+        return try await store.setLike(postID: try context.id("id", of: "post"), viewer: user.id, liked: liked).written
     }
 
     @Sendable func likers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {

@@ -164,6 +164,22 @@ struct JSONWriter {
         raw("}")
     }
 
+    /// The answer to a like or unlike, the hottest write.
+    mutating func likeState(_ state: LikeState) {
+        raw("{\"likeCount\":")
+        integer(state.likeCount)
+        raw(",\"viewerHasLiked\":")
+        bool(state.viewerHasLiked)
+        raw(",\"likers\":[")
+        for (index, liker) in state.likers.enumerated() {
+            if index > 0 { raw(",") }
+            string(liker)
+        }
+        raw("],\"version\":")
+        integer(state.version)
+        raw("}")
+    }
+
     mutating func comment(_ comment: Comment) {
         raw("{\"id\":")
         integer(comment.id)
@@ -219,6 +235,15 @@ extension Page where Item == Post {
     var written: WrittenJSON {
         var writer = JSONWriter(capacity: 512 + items.count * 640)
         writer.page(self)
+        return WrittenJSON(writer: writer)
+    }
+}
+
+extension LikeState {
+    /// This answer as a response written by ``JSONWriter``.
+    var written: WrittenJSON {
+        var writer = JSONWriter(capacity: 128)
+        writer.likeState(self)
         return WrittenJSON(writer: writer)
     }
 }

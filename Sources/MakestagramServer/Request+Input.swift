@@ -77,7 +77,6 @@ extension UserSummary: ResponseEncodable {}
 extension UserProfile: ResponseEncodable {}
 extension Post: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
-extension LikeState: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
 extension AuthResponse: ResponseEncodable {}
 extension Page: ResponseEncodable {}

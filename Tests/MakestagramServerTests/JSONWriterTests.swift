@@ -21,6 +21,21 @@ import Testing
             }, version: 9)
     }
 
+    @Test func likeAnswersAreWhatJSONEncoderWrites() throws {
+        for state in [
+            LikeState(likeCount: 0, viewerHasLiked: false, likers: [], version: 1),
+            LikeState(likeCount: 12, viewerHasLiked: true, likers: ["bob", "carol_3", "d.e"], version: 40),
+        ] {
+            var writer = JSONWriter()
+            writer.likeState(state)
+            let written = Data(buffer: writer.buffer)
+            #expect(try JSONCoding.decoder().decode(LikeState.self, from: written) == state)
+            let ours = try JSONSerialization.jsonObject(with: written) as? NSDictionary
+            let theirs = try JSONSerialization.jsonObject(with: try JSONCoding.encoder().encode(state)) as? NSDictionary
+            #expect(ours == theirs)
+        }
+    }
+
     @Test(arguments: [
         "", "plain", "quotes \" and \\ backslash", "new\nline\ttab\r", "control \u{01}\u{1F}", "emoji 📸 and é",
     ])
