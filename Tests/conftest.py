@@ -26,6 +26,10 @@ def makestagram_binary() -> str:
     return server_binary()
 
 
+# The log file of each running server, by base URL.
+SERVER_LOGS: dict[str, pathlib.Path] = {}
+
+
 @pytest.fixture(scope="session")
 def server():
     data = tempfile.mkdtemp(prefix="makestagram-tests-")
@@ -49,6 +53,7 @@ def server():
         if base is None:
             pytest.fail("server did not start:\n" + log_path.read_text())
         requests.get(base + "/healthz", timeout=10).raise_for_status()
+        SERVER_LOGS[base] = log_path
         yield base
     finally:
         process.terminate()
@@ -58,3 +63,9 @@ def server():
             process.kill()
         log.close()
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def server_log(server) -> pathlib.Path:
+    """The log file of the session's server (it logs at info level: one line per request)."""
+    return SERVER_LOGS[server]

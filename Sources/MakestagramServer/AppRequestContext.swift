@@ -1,5 +1,6 @@
 import Hummingbird
 import MakestagramAPI
+import Synchronization
 
 /// The request context of every route: Hummingbird's core storage plus the authenticated user, if any.
 public struct AppRequestContext: RequestContext {
@@ -8,6 +9,9 @@ public struct AppRequestContext: RequestContext {
     public var user: UserSummary?
     /// The hash of the bearer token the request came with, so that logging out can end exactly this session.
     public var tokenHash: [UInt8]?
+    /// Who the request turned out to be from, for the access-log line: the context that middleware further out
+    /// holds is a copy made before authentication, so the authenticated user is noted here as well.
+    let requester = Requester()
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
@@ -17,5 +21,20 @@ public struct AppRequestContext: RequestContext {
     func requireUser() throws -> UserSummary {
         guard let user else { throw APIError.unauthorized }
         return user
+    }
+}
+
+/// The authenticated user's ID of one request (0 until authentication), shared by every copy of its context.
+final class Requester: Sendable {
+    private let id = Atomic<Int64>(0)
+
+    /// The authenticated user's ID, if the request has been authenticated.
+    var userID: Int64? {
+        let id = id.load(ordering: .relaxed)
+        return id == 0 ? nil : id
+    }
+
+    func authenticated(as userID: Int64) {
+        id.store(userID, ordering: .relaxed)
     }
 }

@@ -17,6 +17,7 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         context.user = user
         context.tokenHash = hash
         context.logger[metadataKey: "user"] = "\(user.id)"
+        context.requester.authenticated(as: user.id)
         return try await next(request, context)
     }
 

@@ -28,9 +28,11 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant) {
+        guard context.logger.logLevel <= .info else { return }
         let elapsed = ContinuousClock.now - start
+        var metadata: Logger.Metadata = ["ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)"]
+        if let user = context.requester.userID { metadata["user"] = "\(user)" }
         context.logger.info(
-            "\(request.method) \(context.endpointPath ?? request.uri.path) \(status)",
-            metadata: ["ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)"])
+            "\(request.method) \(context.endpointPath ?? request.uri.path) \(status)", metadata: metadata)
     }
 }
