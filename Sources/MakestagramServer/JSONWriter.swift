@@ -195,17 +195,19 @@ struct JSONWriter {
     }
 
     mutating func page(_ page: Page<Post>) {
-        raw("{\"items\":[")
-        for (index, post) in page.items.enumerated() {
-            if index > 0 { raw(",") }
-            self.post(post)
-        }
-        raw("]")
-        cursors(next: page.nextCursor, newer: page.newerCursor)
+        self.page(page.items, next: page.nextCursor, newer: page.newerCursor) { $0.post($1) }
     }
 
-    /// The end of a page object: its cursors and the closing brace.
-    mutating func cursors(next: String?, newer: String?) {
+    /// A page object: its items, each written by `write`, then its cursors.
+    mutating func page<Item>(
+        _ items: some Sequence<Item>, next: String?, newer: String?, writing write: (inout JSONWriter, Item) -> Void
+    ) {
+        raw("{\"items\":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { raw(",") }
+            write(&self, item)
+        }
+        raw("]")
         if let next {
             raw(",\"nextCursor\":")
             string(next)

@@ -96,19 +96,15 @@ final class RenderedPosts: Sendable {
         }
         var writer = JSONWriter(
             capacity: 256 + items.reduce(0) { $0 + ($1?.rendered.json.readableBytes ?? 0) + 8 })
-        writer.raw("{\"items\":[")
-        var first = true
-        for case (let rendered, let viewerHasLiked)? in items {
-            if !first { writer.raw(",") }
-            first = false
-            rendered.json.withUnsafeReadableBytes { json in
-                writer.json(UnsafeRawBufferPointer(rebasing: json[..<rendered.split]))
-                writer.bool(viewerHasLiked)
-                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
+        writer.page(
+            items.compactMap { $0 }, next: result.nextCursor(list), newer: result.newerCursor(list)
+        ) { writer, item in
+            item.rendered.json.withUnsafeReadableBytes { json in
+                writer.json(UnsafeRawBufferPointer(rebasing: json[..<item.rendered.split]))
+                writer.bool(item.viewerHasLiked)
+                writer.json(UnsafeRawBufferPointer(rebasing: json[item.rendered.split...]))
             }
         }
-        writer.raw("]")
-        writer.cursors(next: result.nextCursor(list), newer: result.newerCursor(list))
         return WrittenJSON(writer: writer)
     }
 }

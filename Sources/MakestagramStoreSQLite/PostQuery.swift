@@ -164,11 +164,10 @@ enum PostQuery {
                 return .post(post)
             }
         }
-        let ids = items.map(\.id)
         if case .newerThan(let newer) = page.position {
-            return PageResult(items: items, nextKey: nil, newestKey: ids.first ?? newer)
+            return PageResult(items: items, nextKey: nil, newestKey: items.first?.id ?? newer)
         }
-        return PageResult(items: items, nextKey: hasMore ? ids.last : nil, newestKey: ids.first)
+        return PageResult(items: items, nextKey: hasMore ? items.last?.id : nil, newestKey: items.first?.id)
     }
 }
 
