@@ -11,6 +11,12 @@ public struct PageRequest: Sendable, Equatable {
         case after(Int64)
         /// For newest-first lists: only items newer than the item with this key (pull to refresh).
         case newerThan(Int64)
+
+        /// Whether this continues a list downwards (a page of older items).
+        public var isAfter: Bool {
+            if case .after = self { return true }
+            return false
+        }
     }
 
     public var position: Position

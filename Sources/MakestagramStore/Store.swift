@@ -100,6 +100,22 @@ extension ListedPost {
         case .known(let id, _, _): id
         }
     }
+
+    /// The version the post was listed at.
+    public var version: Int64 {
+        switch self {
+        case .post(let post): post.version
+        case .known(_, let version, _): version
+        }
+    }
+
+    /// Whether the reader likes the post.
+    public var viewerHasLiked: Bool {
+        switch self {
+        case .post(let post): post.viewerHasLiked
+        case .known(_, _, let viewerHasLiked): viewerHasLiked
+        }
+    }
 }
 
 extension Store {

@@ -6,7 +6,9 @@ public struct AppDatabase: Sendable {
     /// The connection(s) every query goes through.
     let writer: any DatabaseWriter
     /// Sessions recently looked up (see ``SessionCache``); shared by every store over this database.
-    let sessions = SessionCache()
+    let sessions = SessionCache(capacity: 100_000)
+    /// The tops of home timelines recently read (see ``TimelineCache``).
+    let timelines = TimelineCache()
     /// What the current write transaction does once it commits.
     let commitActions = CommitActions()
     /// Every write transaction goes through here.
@@ -31,6 +33,8 @@ public struct AppDatabase: Sendable {
         self.writer = writer
         writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
+        // Before the commit actions: kept versions are dropped before anybody hears of the change.
+        writer.add(transactionObserver: ChangedPosts(versions: timelines.versions), extent: .databaseLifetime)
         writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 

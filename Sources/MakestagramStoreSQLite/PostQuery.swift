@@ -103,18 +103,18 @@ enum PostQuery {
         return try withRecentComments(db, Array(posts))
     }
 
-    /// Reads one page of a newest-first post list: first each post's ID, version and whether the viewer liked it,
-    /// then, with one more statement, the posts that `known` does not hold at that version. The viewer's likes come
-    /// from a LEFT JOIN on the (post, user) index, which SQLite runs in two thirds of the time of a correlated
-    /// EXISTS per post (measured on the benchmark data).
+    /// Lists one page of a newest-first post list: each post's ID, version and whether the viewer liked it. The
+    /// viewer's likes come from a LEFT JOIN on the (post, user) index, which SQLite runs in two thirds of the time of
+    /// a correlated EXISTS per post (measured on the benchmark data). ``complete(_:_:viewer:known:)`` then reads
+    /// the posts the caller does not hold.
     ///
     /// - Parameters:
     ///   - from: the FROM/JOIN clause; it must name the posts `p`.
     ///   - filter: a condition on the rows (may bind named arguments given in `arguments`).
     ///   - key: the column that orders the list (descending) and is used as the page key.
-    static func page(
+    static func list(
         _ db: Database, from: String, filter: String, key: String, arguments: StatementArguments,
-        viewer: Int64, page: PageRequest, known: KnownPosts
+        viewer: Int64, page: PageRequest
     ) throws -> PageResult<ListedPost> {
         var arguments = arguments
         _ = arguments.append(contentsOf: ["viewer": viewer, "limit": page.limit + 1])
@@ -146,28 +146,31 @@ enum PostQuery {
         }
         let hasMore = items.count > page.limit
         if hasMore { items.removeLast() }
-        if case .newerThan = page.position {
+        if case .newerThan(let newer) = page.position {
             // The posts just above the key, oldest first, so that repeating with the new top fills any gap.
             items.reverse()
-        }
-        let missing = items.compactMap { item -> Int64? in
-            guard case .known(let id, let version, _) = item, !known(id, version) else { return nil }
-            return id
-        }
-        if !missing.isEmpty {
-            // Same transaction: these rows are at the versions just read.
-            let full = Dictionary(
-                try posts(db, ids: missing, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first }
-            )
-            items = items.map { item in
-                guard case .known(let id, _, _) = item, let post = full[id] else { return item }
-                return .post(post)
-            }
-        }
-        if case .newerThan(let newer) = page.position {
             return PageResult(items: items, nextKey: nil, newestKey: items.first?.id ?? newer)
         }
         return PageResult(items: items, nextKey: hasMore ? items.last?.id : nil, newestKey: items.first?.id)
+    }
+
+    /// Reads in full the listed posts that `known` does not hold at their listed version.
+    static func complete(
+        _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts
+    ) throws -> PageResult<ListedPost> {
+        let missing = page.items.compactMap { item -> Int64? in
+            guard case .known(let id, let version, _) = item, !known(id, version) else { return nil }
+            return id
+        }
+        guard !missing.isEmpty else { return page }
+        let full = Dictionary(
+            try posts(db, ids: missing, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var page = page
+        page.items = page.items.map { item in
+            guard case .known(let id, _, _) = item, let post = full[id] else { return item }
+            return .post(post)
+        }
+        return page
     }
 }
 

@@ -28,7 +28,11 @@ extension SQLiteStore {
             guard let created = try Self.post(db, id: db.lastInsertedRowID, viewer: post.authorID) else {
                 throw StoreError.notFound("post")
             }
-            try publishOnCommit(db, .postCreated(post: created, audience: try Self.audience(db, postID: created.id)))
+            let audience = try Self.audience(db, postID: created.id)
+            database.commitActions.run { [timelines = database.timelines] in
+                timelines.postCreated(created.id, audience: audience)
+            }
+            publishOnCommit(db, .postCreated(post: created, audience: audience))
             return created
         }
     }
@@ -57,21 +61,56 @@ extension SQLiteStore {
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
             let version: Int64 = row["version"]
-            try publishOnCommit(
-                db, .postDeleted(postID: id, version: version + 1, audience: try Self.audience(db, postID: id)))
+            let audience = try Self.audience(db, postID: id)
+            database.commitActions.run { [timelines = database.timelines] in
+                timelines.postDeleted(id, audience: audience)
+            }
+            publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
             try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
             return [row["full_file"], row["thumb_file"]]
         }
     }
 
+    /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only
+    /// the posts `known` does not hold; otherwise reads the list, keeping the top of the timeline on a first page or
+    /// pull to refresh.
     public func timeline(viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws -> PageResult<
         ListedPost
     > {
-        try await read { db in
-            try PostQuery.page(
-                db, from: "feed f JOIN posts p ON p.id = f.post_id", filter: "f.user_id = :viewer", key: "f.post_id",
-                arguments: [:], viewer: viewer, page: page, known: known)
+        let cache = database.timelines
+        let (window, windowGeneration) = cache.windows.lookup(viewer)
+        if let window, let listed = cache.page(page, in: window) {
+            if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
+            return try await read { db in try PostQuery.complete(db, listed, viewer: viewer, known: known) }
         }
+        let versionGeneration = cache.versions.generation
+        return try await read { db in
+            if window == nil, !page.position.isAfter {
+                // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
+                let top = try Self.timelineList(db, viewer: viewer, page: PageRequest(limit: TimelineWindow.size))
+                let window = TimelineWindow(
+                    entries: top.items.map { TimelineWindow.Entry(id: $0.id, viewerHasLiked: $0.viewerHasLiked) },
+                    complete: top.nextKey == nil)
+                cache.windows.insert(window, for: viewer, generation: windowGeneration)
+                cache.versions.insert(top.items.map { ($0.id, $0.version) }, generation: versionGeneration)
+                if let slice = window.page(page) {
+                    // The window's entries are the top's items, index for index.
+                    let listed = PageResult(
+                        items: Array(top.items[slice.entries.indices]), nextKey: slice.nextKey,
+                        newestKey: slice.newestKey)
+                    return try PostQuery.complete(db, listed, viewer: viewer, known: known)
+                }
+            }
+            let listed = try Self.timelineList(db, viewer: viewer, page: page)
+            cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
+            return try PostQuery.complete(db, listed, viewer: viewer, known: known)
+        }
+    }
+
+    static func timelineList(_ db: Database, viewer: Int64, page: PageRequest) throws -> PageResult<ListedPost> {
+        try PostQuery.list(
+            db, from: "feed f JOIN posts p ON p.id = f.post_id", filter: "f.user_id = :viewer", key: "f.post_id",
+            arguments: [:], viewer: viewer, page: page)
     }
 
     public func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
@@ -79,9 +118,10 @@ extension SQLiteStore {
     {
         try await read { db in
             guard let author = try Self.userID(db, username: username) else { return nil }
-            return try PostQuery.page(
+            let listed = try PostQuery.list(
                 db, from: "posts p", filter: "p.author_id = :author", key: "p.id", arguments: ["author": author],
-                viewer: viewer, page: page, known: known)
+                viewer: viewer, page: page)
+            return try PostQuery.complete(db, listed, viewer: viewer, known: known)
         }
     }
 }

@@ -106,9 +106,9 @@ public struct SQLiteStore: Store {
         try await write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
             guard db.changesCount > 0 else { return }
-            if let key = SessionCache.Key(tokenHash) {
+            if let key = SessionKey(tokenHash) {
                 // Before the log-out is answered: from then on no request authenticates with the token.
-                database.commitActions.run { [sessions = database.sessions] in sessions.remove(key) }
+                database.commitActions.run { [sessions = database.sessions] in sessions.remove(CollectionOfOne(key)) }
             }
             publishOnCommit(db, .sessionEnded(tokenHash: tokenHash))
         }
@@ -116,7 +116,7 @@ public struct SQLiteStore: Store {
 
     public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
         // Hashes of another length (never made by the server) are looked up but not cached.
-        let key = SessionCache.Key(tokenHash)
+        let key = SessionKey(tokenHash)
         let (cached, generation) = key.map(database.sessions.lookup) ?? (nil, 0)
         if let cached { return cached }
         let user = try await read { db in
