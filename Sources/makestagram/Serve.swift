@@ -60,11 +60,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         configuration.demo = demo
         let level = configuration.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in ServerLogHandler(label: label, logLevel: level) }
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
