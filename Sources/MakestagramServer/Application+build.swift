@@ -65,7 +65,6 @@ func buildRouter<S: Store>(
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     _ = MetricsBootstrap.registry
-    router.add(middleware: MetricsMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
     router.addRoutes(MediaController(media: worker.media).routes)

@@ -1,11 +1,20 @@
 import Hummingbird
 import Logging
 import Metrics
+import Synchronization
 
-/// Turns every error into problem details, logs server failures and counts errors by code.
-/// Also writes the one access-log line per request (method, route, status, time; never query strings or headers).
+/// The outermost middleware: turns every error into problem details (logging server failures and counting errors by
+/// code), writes the one access-log line per request (method, route, status, time; never query strings or headers)
+/// and records the request metrics.
+///
+/// The metrics are those of Hummingbird's `MetricsMiddleware` (requests, duration, errors by route, method and
+/// status), recorded here rather than by a middleware of their own: that extra layer, with the closure it adds
+/// after the body is written, cost a quarter of a cached timeline page and a third of `/healthz`
+/// (Benchmarks/RESULTS.md). The duration runs to the response head; a body streamed after it (media) is not timed.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
+
+    let metrics = RequestMetrics()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -13,7 +22,7 @@ struct ProblemMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log(request, context, status: response.status.code, start: start)
+            finish(request, context, status: response.status.code, start: start, failed: false)
             return response
         } catch {
             let apiError = APIError(error)
@@ -22,17 +31,62 @@ struct ProblemMiddleware: RouterMiddleware {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
             Counter(label: "makestagram_errors_total", dimensions: [("code", problem.code)]).increment()
-            log(request, context, status: problem.status, start: start)
+            finish(request, context, status: problem.status, start: start, failed: true)
             throw apiError
         }
     }
 
-    private func log(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant) {
-        guard context.logger.logLevel <= .info else { return }
+    private func finish(
+        _ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, failed: Bool
+    ) {
         let elapsed = ContinuousClock.now - start
+        let route = context.endpointPath ?? (failed ? "NotFound" : "Unknown")
+        metrics.record(route: route, method: request.method, status: status, elapsed: elapsed, failed: failed)
+        guard context.logger.logLevel <= .info else { return }
         var metadata: Logger.Metadata = ["ms": "\(Double(elapsed.components.attoseconds / 1_000_000_000_000) / 1000)"]
         if let user = context.requester.userID { metadata["user"] = "\(user)" }
         context.logger.info(
             "\(request.method) \(context.endpointPath ?? request.uri.path) \(status)", metadata: metadata)
+    }
+}
+
+/// Request counters and timers by route, method and status, made once per combination.
+final class RequestMetrics: Sendable {
+    private struct Key: Hashable {
+        let route: String
+        let method: HTTPRequest.Method
+        let status: Int
+    }
+
+    private struct Handles: Sendable {
+        let requests: Counter
+        let duration: Timer
+        let errors: Counter
+
+        init(_ key: Key) {
+            let dimensions = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
+            requests = Counter(
+                label: "hb.requests", dimensions: dimensions + [("http.response.status_code", "\(key.status)")])
+            duration = Timer(
+                label: "http.server.request.duration",
+                dimensions: dimensions + [("http.response.status_code", "\(key.status)")],
+                preferredDisplayUnit: .seconds)
+            errors = Counter(label: "hb.request.errors", dimensions: dimensions + [("error.type", "\(key.status)")])
+        }
+    }
+
+    private let handles = Mutex<[Key: Handles]>([:])
+
+    func record(route: String, method: HTTPRequest.Method, status: Int, elapsed: Duration, failed: Bool) {
+        let key = Key(route: route, method: method, status: status)
+        let metrics = handles.withLock { handles in
+            if let found = handles[key] { return found }
+            let made = Handles(key)
+            handles[key] = made
+            return made
+        }
+        metrics.requests.increment()
+        metrics.duration.record(duration: elapsed)
+        if failed { metrics.errors.increment() }
     }
 }
