@@ -154,7 +154,8 @@ enum PostQuery {
         return PageResult(items: items, nextKey: hasMore ? items.last?.id : nil, newestKey: items.first?.id)
     }
 
-    /// Reads in full the listed posts that `known` does not hold at their listed version.
+    /// Reads in full the listed posts that `known` does not hold at their listed version. A post deleted since it
+    /// was listed (when the list came from memory) leaves the page.
     static func complete(
         _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts
     ) throws -> PageResult<ListedPost> {
@@ -165,10 +166,11 @@ enum PostQuery {
         guard !missing.isEmpty else { return page }
         let full = Dictionary(
             try posts(db, ids: missing, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let wanted = Set(missing)
         var page = page
-        page.items = page.items.map { item in
-            guard case .known(let id, _, _) = item, let post = full[id] else { return item }
-            return .post(post)
+        page.items = page.items.compactMap { item in
+            guard wanted.contains(item.id) else { return item }
+            return full[item.id].map(ListedPost.post)
         }
         return page
     }

@@ -94,12 +94,34 @@ struct TimelineWindowTests {
 
 /// The timeline read through the caches against the same list read from the database, after every kind of write.
 struct TimelineCacheTests {
-    @Test func cachedTimelinesMatchTheDatabaseThroughRandomWrites() async throws {
-        let folder = FileManager.default.temporaryDirectory.appending(path: "timeline-\(UUID().uuidString)")
+    let folder = FileManager.default.temporaryDirectory.appending(path: "timeline-\(UUID().uuidString)")
+    let database: AppDatabase
+    let store: SQLiteStore
+
+    init() throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        database = try AppDatabase(path: folder.appending(path: "db.sqlite").path)
+        store = SQLiteStore(database: database)
+    }
+
+    @Test func aPostDeletedAfterItWasListedFromMemoryLeavesThePage() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let database = try AppDatabase(path: folder.appending(path: "db.sqlite").path)
-        let store = SQLiteStore(database: database)
+        let ana = try await store.user("ana")
+        var posts: [Int64] = []
+        for _ in 0..<3 { posts.append(try await store.photoPost(by: ana)) }
+        _ = try await store.timeline(viewer: ana, page: PageRequest(limit: 20))
+        let window = try #require(database.timelines.windows.lookup(ana).value)
+        let listed = try #require(database.timelines.page(PageRequest(limit: 20), in: window))
+        _ = try await store.deletePost(id: posts[1], viewer: ana)
+        let page = try await store.read { db in
+            try PostQuery.complete(db, listed, viewer: ana, known: { _, _ in false })
+        }
+        #expect(page.items.map(\.id) == [posts[2], posts[0]])
+        #expect(page.items.allSatisfy { if case .post = $0 { true } else { false } })
+    }
+
+    @Test func cachedTimelinesMatchTheDatabaseThroughRandomWrites() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
         var users: [Int64] = []
         for name in ["ana", "ben", "cyd", "dee", "eve"] { users.append(try await store.user(name)) }
         var posts: [Int64] = []
