@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Server benchmark: release build, 10,000 users / 100,000 posts / ~1,000,000 likes, then wrk (1 thread,
 # 64 connections, on the other core) against (a) timeline pages of 20 and (b) like/unlike toggles, each beside a bare
-# Hummingbird JSON endpoint measured in the same run. Prints req/s, p50/p99 and the ratios; appends to RESULTS.md.
+# Hummingbird JSON endpoint measured in the same run, then the latency of both at a paced load below saturation.
+# Prints req/s, p50/p99 and the ratios; appends to RESULTS.md.
 # Usage: Benchmarks/server.sh [seconds per run, default 20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -84,6 +85,12 @@ echo "== bare endpoint";   read -r bare_rps bare_p50 bare_p99 _ <<< "$(measure "
 echo "== timeline";        read -r tl_rps tl_p50 tl_p99 tl_err <<< "$(measure -s Benchmarks/timeline.lua "$base")"
 echo "== like toggles";    read -r tg_rps tg_p50 tg_p99 tg_err <<< "$(measure -s Benchmarks/toggle.lua "$base")"
 echo "== bare endpoint again"; read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
+# Latency at a load below saturation: 64 connections, each pausing 16 ms on average between requests.
+pace_ms=16
+export PACE_MS=$pace_ms
+echo "== paced: bare";     read -r pb_rps pb_p50 pb_p99 _ <<< "$(measure -s Benchmarks/paced.lua "http://127.0.0.1:$bare_port/json")"
+echo "== paced: timeline"; read -r pt_rps pt_p50 pt_p99 pt_err <<< "$(measure -s Benchmarks/timeline.lua "$base")"
+unset PACE_MS
 
 kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
 exact=$(sqlite3 "$work/data/makestagram.sqlite" \
@@ -104,6 +111,13 @@ Data: 10,000 users (each following 30), 100,000 posts, $likes.
 | bare Hummingbird JSON (mean of before/after: $bare_rps, $bare2_rps) | $bare_avg | $bare_p50 | $bare_p99 | 1.00 | 0 |
 | timeline page of 20 | $tl_rps | $tl_p50 | $tl_p99 | $(ratio "$tl_rps" "$bare_avg") | $tl_err |
 | like/unlike toggle | $tg_rps | $tg_p50 | $tg_p99 | $(ratio "$tg_rps" "$bare_avg") | $tg_err |
+
+Paced (the same 64 connections, each pausing a random 0–$((2 * pace_ms)) ms between requests):
+
+| workload | req/s | p50 ms | p99 ms | non-2xx |
+|---|---|---|---|---|
+| bare Hummingbird JSON | $pb_rps | $pb_p50 | $pb_p99 | 0 |
+| timeline page of 20 | $pt_rps | $pt_p50 | $pt_p99 | $pt_err |
 
 Posts whose likeCount differs from their like rows after the run: $exact.
 REPORT

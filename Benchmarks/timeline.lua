@@ -7,3 +7,4 @@ request = function()
   local token = tokens[(counter % #tokens) + 1]
   return wrk.format("GET", "/api/v1/timeline?limit=20", { ["Authorization"] = "Bearer " .. token })
 end
+dofile("Benchmarks/paced.lua")
