@@ -197,7 +197,7 @@ func fetchPage<Item>(
     var arguments = arguments
     _ = arguments.append(contentsOf: keyArguments)
     _ = arguments.append(contentsOf: ["limit": page.limit + 1])
-    var rows = try Row.fetchAll(db, sql: sql(condition), arguments: arguments)
+    var rows = try Row.fetchAll(db.cachedStatement(sql: sql(condition)), arguments: arguments)
     let hasMore = rows.count > page.limit
     if hasMore { rows.removeLast() }
     let nextKey: Int64? = hasMore ? rows.last?["page_key"] : nil

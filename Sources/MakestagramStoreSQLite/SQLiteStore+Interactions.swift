@@ -5,7 +5,8 @@ import MakestagramStore
 
 extension SQLiteStore {
     static func postExists(_ db: Database, _ id: Int64) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM posts WHERE id = ?)", arguments: [id]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM posts WHERE id = ?)"), arguments: [id])
+            ?? false
     }
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {

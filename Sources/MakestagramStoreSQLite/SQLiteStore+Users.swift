@@ -9,11 +9,11 @@ extension SQLiteStore {
         throws -> UserProfile?
     {
         try Row.fetchOne(
-            db,
-            sql: """
-                SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
-                FROM users u WHERE \(column) = :value
-                """,
+            db.cachedStatement(
+                sql: """
+                    SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
+                    FROM users u WHERE \(column) = :value
+                    """),
             arguments: ["viewer": viewer, "value": value]
         ).map { row in
             let avatar: String? = row["avatar_file"]
@@ -26,7 +26,7 @@ extension SQLiteStore {
     }
 
     static func userID(_ db: Database, username: String) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE username = ?", arguments: [username])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE username = ?"), arguments: [username])
     }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
