@@ -56,22 +56,25 @@ final class RequestMetrics: Sendable {
         let route: String
         let method: HTTPRequest.Method
         let status: Int
+
+        var dimensions: [(String, String)] {
+            [("http.route", route), ("http.request.method", method.rawValue)]
+        }
     }
 
     private struct Handles: Sendable {
         let requests: Counter
         let duration: Timer
-        let errors: Counter
+        /// Made at the first failure, so that routes that never fail export no error series.
+        var errors: Counter?
 
         init(_ key: Key) {
-            let dimensions = [("http.route", key.route), ("http.request.method", key.method.rawValue)]
             requests = Counter(
-                label: "hb.requests", dimensions: dimensions + [("http.response.status_code", "\(key.status)")])
+                label: "hb.requests", dimensions: key.dimensions + [("http.response.status_code", "\(key.status)")])
             duration = Timer(
                 label: "http.server.request.duration",
-                dimensions: dimensions + [("http.response.status_code", "\(key.status)")],
+                dimensions: key.dimensions + [("http.response.status_code", "\(key.status)")],
                 preferredDisplayUnit: .seconds)
-            errors = Counter(label: "hb.request.errors", dimensions: dimensions + [("error.type", "\(key.status)")])
         }
     }
 
@@ -80,13 +83,17 @@ final class RequestMetrics: Sendable {
     func record(route: String, method: HTTPRequest.Method, status: Int, elapsed: Duration, failed: Bool) {
         let key = Key(route: route, method: method, status: status)
         let metrics = handles.withLock { handles in
-            if let found = handles[key] { return found }
-            let made = Handles(key)
-            handles[key] = made
-            return made
+            if let found = handles[key], !failed || found.errors != nil { return found }
+            var metrics = handles[key] ?? Handles(key)
+            if failed {
+                metrics.errors = Counter(
+                    label: "hb.request.errors", dimensions: key.dimensions + [("error.type", "\(key.status)")])
+            }
+            handles[key] = metrics
+            return metrics
         }
         metrics.requests.increment()
         metrics.duration.record(duration: elapsed)
-        if failed { metrics.errors.increment() }
+        if failed { metrics.errors?.increment() }
     }
 }
