@@ -62,6 +62,14 @@ import Testing
             #expect(metrics.contains("hb_requests"))
             #expect(metrics.contains("http_server_request_duration"))
             #expect(metrics.contains(#"http_route="/api/v1/posts/{id}""#))
+            #expect(
+                metrics.contains(
+                    #"hb_request_errors{http_route="/api/v1/posts/{id}",http_request_method="GET",error_type="404"}"#))
+            #expect(
+                metrics.contains(
+                    #"hb_requests{http_route="/healthz",http_request_method="GET",http_response_status_code="200"}"#))
+            // Error series exist only for failures.
+            #expect(!metrics.contains(#"error_type="200""#))
             #expect(metrics.contains("makestagram_uploads_total"))
             #expect(metrics.contains("makestagram_errors_total"))
             let document = String(buffer: try await client.send(.get, "/api/v1/openapi.yaml").body)
