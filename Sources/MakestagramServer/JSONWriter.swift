@@ -67,6 +67,14 @@ struct JSONWriter {
         buffer.writeBytes(bytes)
     }
 
+    /// The elements of an array (without its brackets), each written by `write`, separated by commas.
+    mutating func elements<Item>(_ items: some Sequence<Item>, _ write: (inout JSONWriter, Item) -> Void) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { raw(",") }
+            write(&self, item)
+        }
+    }
+
     mutating func bool(_ value: Bool) {
         if value { raw("true") } else { raw("false") }
     }
@@ -150,15 +158,9 @@ struct JSONWriter {
     /// A post's JSON after the value of `viewerHasLiked`.
     mutating func postAfterViewerHasLiked(_ post: Post) {
         raw(",\"likers\":[")
-        for (index, liker) in post.likers.enumerated() {
-            if index > 0 { raw(",") }
-            string(liker)
-        }
+        elements(post.likers) { $0.string($1) }
         raw("],\"recentComments\":[")
-        for (index, comment) in post.recentComments.enumerated() {
-            if index > 0 { raw(",") }
-            self.comment(comment)
-        }
+        elements(post.recentComments) { $0.comment($1) }
         raw("],\"version\":")
         integer(post.version)
         raw("}")
@@ -171,10 +173,7 @@ struct JSONWriter {
         raw(",\"viewerHasLiked\":")
         bool(state.viewerHasLiked)
         raw(",\"likers\":[")
-        for (index, liker) in state.likers.enumerated() {
-            if index > 0 { raw(",") }
-            string(liker)
-        }
+        elements(state.likers) { $0.string($1) }
         raw("],\"version\":")
         integer(state.version)
         raw("}")
@@ -203,10 +202,7 @@ struct JSONWriter {
         _ items: some Sequence<Item>, next: String?, newer: String?, writing write: (inout JSONWriter, Item) -> Void
     ) {
         raw("{\"items\":[")
-        for (index, item) in items.enumerated() {
-            if index > 0 { raw(",") }
-            write(&self, item)
-        }
+        elements(items, write)
         raw("]")
         if let next {
             raw(",\"nextCursor\":")
