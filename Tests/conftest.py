@@ -10,14 +10,7 @@ import time
 import pytest
 import requests
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def server_binary() -> str:
-    path = os.environ.get("MAKESTAGRAM_BIN", str(ROOT / ".build" / "debug" / "makestagram"))
-    if not os.path.exists(path):
-        pytest.fail(f"{path} is missing: run `swift build` first (or set MAKESTAGRAM_BIN)")
-    return path
+from makestagram_server import server_binary
 
 
 @pytest.fixture(scope="session")
@@ -36,7 +29,9 @@ def server():
     log_path = pathlib.Path(data) / "server.log"
     log = open(log_path, "w")
     process = subprocess.Popen(
-        [server_binary(), "serve", "--port", "0", "--data", os.path.join(data, "data"), "--log-level", "info"],
+        # Every test signs its people up from this one address: sign-ups get a limit far above the default.
+        [server_binary(), "serve", "--port", "0", "--data", os.path.join(data, "data"), "--log-level", "info",
+         "--rate-limit", "signups=10000/h"],
         stdout=log, stderr=subprocess.STDOUT,
     )
     try:

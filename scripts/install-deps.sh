@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(libvips-dev pkg-config libsqlite3-dev)
-[ "${1:-}" = "--test" ] && packages+=(python3 python3-pip chromium chromium-driver)
+[ "${1:-}" = "--test" ] && packages+=(python3 python3-pip chromium chromium-driver curl strace)
 
 missing=()
 for package in "${packages[@]}"; do
@@ -20,7 +20,8 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
   here="$(cd "$(dirname "$0")/.." && pwd)"
-  if ! python3 -c "import pytest, requests, yaml, jsonschema, openapi_spec_validator, websocket, selenium" 2>/dev/null
+  if ! python3 -c "import pytest, requests, yaml, jsonschema, openapi_spec_validator, websocket, selenium, schemathesis" \
+    2>/dev/null
   then
     python3 -m pip install --quiet -r "$here/Tests/requirements.txt" \
       || python3 -m pip install --quiet --break-system-packages -r "$here/Tests/requirements.txt"

@@ -16,6 +16,8 @@ public enum LiveCloseCode {
     public static let sessionEnded: UInt16 = 4001
     /// The bearer token or ticket was missing, wrong, expired or already used; log in or get a new ticket.
     public static let unauthorized: UInt16 = 4002
+    /// The user opened too many connections (at once, or in a short time); reconnect later, with backoff.
+    public static let tryAgainLater: UInt16 = 1013
 }
 
 /// A message from the client.

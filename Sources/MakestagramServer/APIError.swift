@@ -20,8 +20,16 @@ enum APIError: Error, Sendable {
     case unauthorized
     /// Username or password is wrong (the same answer for an unknown user, so usernames cannot be probed).
     case invalidCredentials
-    /// Too many failed log-ins for one account; retry after the given number of seconds.
+    /// Too many failed log-ins from this address (for this account, or for any); retry after the given seconds.
     case tooManyAttempts(retryAfter: Int)
+    /// The client has used its share of an action (named in plural words); retry after the given seconds.
+    case rateLimited(what: String, retryAfter: Int)
+    /// The server is too busy for this request right now (too many log-ins being checked); retry shortly.
+    case busy(retryAfter: Int)
+    /// The client stopped sending the request before it was whole; nothing was changed. Nobody reads this answer.
+    case clientAborted
+    /// The path exists but not with this method; the associated value lists the methods it has.
+    case methodNotAllowed(allow: [String])
     /// The username is taken.
     case usernameTaken
     /// There is no such user, post, comment or route.
@@ -64,7 +72,23 @@ enum APIError: Error, Sendable {
         case .tooManyAttempts(let seconds):
             Problem(
                 status: 429, code: "too_many_attempts", title: "Too many failed log-ins",
-                detail: "Too many failed log-ins for this account; try again in \(seconds) seconds.")
+                detail: "Too many failed log-ins from this address; try again in \(seconds) seconds.")
+        case .rateLimited(let what, let seconds):
+            Problem(
+                status: 429, code: "rate_limited", title: "Too many requests",
+                detail: "Too many \(what) in a short time; try again in \(seconds) seconds.")
+        case .busy(let seconds):
+            Problem(
+                status: 503, code: "server_busy", title: "Server busy",
+                detail: "The server is checking too many log-ins right now; try again in \(seconds) seconds.")
+        case .clientAborted:
+            Problem(
+                status: 400, code: "client_aborted", title: "Request incomplete",
+                detail: "The request body stopped before it was complete; nothing was changed.")
+        case .methodNotAllowed(let allow):
+            Problem(
+                status: 405, code: "method_not_allowed", title: "Method not allowed",
+                detail: "This path answers \(allow.joined(separator: ", ")) only.")
         case .usernameTaken:
             Problem(
                 status: 409, code: "username_taken", title: "Username taken",
@@ -101,7 +125,14 @@ extension APIError: HTTPResponseError {
 
     var headers: HTTPFields {
         var fields: HTTPFields = [.contentType: "application/problem+json"]
-        if case .tooManyAttempts(let seconds) = self { fields[.retryAfter] = String(seconds) }
+        switch self {
+        case .tooManyAttempts(let seconds), .rateLimited(_, let seconds), .busy(let seconds):
+            fields[.retryAfter] = String(seconds)
+        case .methodNotAllowed(let allow):
+            fields[.allow] = allow.joined(separator: ", ")
+        default:
+            break
+        }
         if case .unauthorized = self { fields[.wwwAuthenticate] = "Bearer" }
         return fields
     }

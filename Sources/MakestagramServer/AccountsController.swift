@@ -4,12 +4,11 @@ import Hummingbird
 import HummingbirdBcrypt
 import MakestagramAPI
 import MakestagramStore
-import NIOPosix
 
 /// Sign-up, log-in, log-out and the current user.
 struct AccountsController<S: Store>: Sendable {
     let store: S
-    let throttle: LoginThrottle
+    let limits: ClientLimits
     /// bcrypt work factor; 10 or more.
     let bcryptCost: UInt8
 
@@ -31,20 +30,13 @@ struct AccountsController<S: Store>: Sendable {
 
     @Sendable func signUp(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<AuthResponse> {
         let input = try await request.decodeJSON(SignUpRequest.self)
-        let username = input.username.lowercased()
-        guard Limits.isValidUsername(username) else {
-            throw APIError.invalidField(
-                field: "username", reason: "use 3 to 30 characters: lower-case letters, digits, '_' and '.'")
-        }
-        guard Limits.passwordBytes.contains(input.password.utf8.count) else {
-            throw APIError.invalidField(field: "password", reason: "use 8 to 72 bytes")
-        }
-        let displayName = input.displayName.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Limits.displayNameLength.contains(displayName.unicodeScalars.count) else {
-            throw APIError.invalidField(field: "displayName", reason: "use 1 to 50 characters")
-        }
+        let username = try TextInput.username(input.username, registering: true)
+        try TextInput.newPassword(input.password, username: username)
+        let displayName = try TextInput.displayName(input.displayName)
+        try limits.take(.signUps, client: limits.address(of: request, context))
         let cost = bcryptCost
-        let hash = try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(input.password, cost: cost) }
+        let password = input.password
+        let hash = try await limits.hash { Bcrypt.hash(password, cost: cost) }
         let user = try await store.createUser(
             NewUser(username: username, displayName: displayName, passwordHash: hash))
         let token = try await startSession(user.id)
@@ -54,22 +46,24 @@ struct AccountsController<S: Store>: Sendable {
 
     @Sendable func logIn(_ request: Request, context: AppRequestContext) async throws -> AuthResponse {
         let input = try await request.decodeJSON(LogInRequest.self)
-        let username = input.username.lowercased()
-        if let seconds = throttle.retryAfter(username) { throw APIError.tooManyAttempts(retryAfter: seconds) }
+        // Refused by their shape before any hashing, and not counted as failures: they cannot be anyone's password.
+        try TextInput.passwordShape(input.password)
+        let username = try TextInput.username(input.username)
+        let address = limits.address(of: request, context)
+        if let wait = limits.logins.begin(username: username, address: address) {
+            throw APIError.tooManyAttempts(retryAfter: wait.retryAfterSeconds)
+        }
+        var succeeded = false
+        defer { limits.logins.finish(username: username, address: address, succeeded: succeeded) }
         let credentials = try await store.credentials(username: username)
         // An unknown user costs the same bcrypt check as a known one, so timing does not reveal which usernames exist.
         let hash = credentials?.passwordHash ?? Self.decoyHash
         let password = input.password
-        let valid = try await NIOThreadPool.singleton.runIfActive {
-            password.utf8.count <= Limits.passwordBytes.upperBound && Bcrypt.verify(password, hash: hash)
-        }
+        let valid = try await limits.hash { Bcrypt.verify(password, hash: hash) }
         guard valid, let credentials,
             let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
-        else {
-            throttle.recordFailure(username)
-            throw APIError.invalidCredentials
-        }
-        throttle.recordSuccess(username)
+        else { throw APIError.invalidCredentials }
+        succeeded = true
         return AuthResponse(user: user, token: try await startSession(user.id))
     }
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import MakestagramAPI
+import NIOCore
 import Synchronization
 
 /// The request context of every route: Hummingbird's core storage plus the authenticated user, if any.
@@ -12,10 +13,16 @@ public struct AppRequestContext: RequestContext {
     /// Who the request turned out to be from, for the access-log line: the context that middleware further out
     /// holds is a copy made before authentication, so the authenticated user is noted here as well.
     let requester = Requester()
+    /// The connection, for the client's address (read only where a limit needs it).
+    let channel: any Channel
 
     public init(source: Source) {
         self.coreContext = .init(source: source)
+        self.channel = source.channel
     }
+
+    /// The address of the socket's peer (a reverse proxy, if there is one; see ``TrustedProxies``).
+    var remoteAddress: SocketAddress? { channel.remoteAddress }
 
     /// The authenticated user; throws 401 on a route where the auth middleware did not set one.
     func requireUser() throws -> UserSummary {

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MakestagramStore
@@ -41,18 +42,29 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
         try await DemoData(store: store, worker: worker, bcryptCost: configuration.bcryptCost).seed(logger: logger)
     }
     let hub = LiveHub(bus: bus)
+    let limits = ClientLimits(
+        rates: configuration.rateLimits, proxies: configuration.trustedProxies,
+        hashingConcurrency: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     let events = EventsController(
-        store: store, hub: hub, tickets: EventTickets(), queueLimit: configuration.liveQueueLimit,
+        store: store, hub: hub, tickets: EventTickets(), limits: limits, queueLimit: configuration.liveQueueLimit,
         closeGrace: configuration.liveCloseGrace)
     let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
     let router = buildRouter(store: store, worker: worker, events: events, web: web, configuration: configuration)
+    let connectionLimits = configuration.connections
+    let counter = ConnectionCounter(limit: connectionLimits.effectiveMaxConnections)
+    logger.info("connection limit", metadata: ["max": "\(counter.limit)"])
+    let webSocketResponder = events.webSocketRouter().buildResponder()
+    let webSocket = WebSocketServerConfiguration(
+        maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
     return Application(
         router: router,
-        server: .http1WebSocketUpgrade(
-            webSocketRouter: events.webSocketRouter(),
-            configuration: .init(
-                ws: WebSocketServerConfiguration(
-                    maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval)))),
+        server: HTTPServerBuilder { responder in
+            GuardedChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: ExpectContinue.responder(responder), webSocketResponder: webSocketResponder,
+                    configuration: .init(http1: .init(additionalChannelHandlers: [RequestObserver()]), ws: webSocket)),
+                limits: connectionLimits, counter: counter)
+        },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
         services: [hub],
@@ -63,25 +75,28 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
 func buildRouter<S: Store>(
     store: S, worker: PhotoWorker, events: EventsController<S>, web: WebController, configuration: ServerConfiguration
 ) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    let methods = MethodTable()
+    let base = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let router = RecordingRouter(base, table: methods)
     _ = MetricsBootstrap.registry
-    router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ProblemMiddleware(methods: methods))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
     router.addRoutes(MediaController(media: worker.media).routes)
     router.addRoutes(web.routes)
-    let accounts = AccountsController(
-        store: store, throttle: LoginThrottle(), bcryptCost: max(10, configuration.bcryptCost))
+    let limits = events.limits
+    let accounts = AccountsController(store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost))
     router.group("api/v1").addRoutes(accounts.publicRoutes)
     router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
     api.addRoutes(accounts.routes)
     let rendered = RenderedPosts()
-    api.addRoutes(UsersController(store: store, rendered: rendered).routes)
+    api.addRoutes(UsersController(store: store, rendered: rendered, limits: limits).routes)
     api.addRoutes(
         PostsController(
-            store: store, worker: worker, rendered: rendered, maxUploadBytes: configuration.maxUploadBytes
+            store: store, worker: worker, rendered: rendered, limits: limits,
+            maxUploadBytes: configuration.maxUploadBytes
         ).routes)
-    api.addRoutes(InteractionsController(store: store).routes)
+    api.addRoutes(InteractionsController(store: store, limits: limits).routes)
     api.addRoutes(events.routes)
-    return router
+    return base
 }

@@ -13,6 +13,7 @@ struct EventsController<S: Store>: Sendable {
     let store: S
     let hub: LiveHub
     let tickets: EventTickets
+    let limits: ClientLimits
     /// How many messages may wait for one client before it must resync.
     let queueLimit: Int
     /// How long a client being closed gets before its socket is cut.
@@ -39,6 +40,7 @@ struct EventsController<S: Store>: Sendable {
     > {
         let user = try context.requireUser()
         guard let tokenHash = context.tokenHash else { throw APIError.unauthorized }
+        try limits.take(.tickets, user: user.id)
         let issued = tickets.issue(for: user, tokenHash: tokenHash)
         return EditedResponse(
             status: .created, response: EventTicket(ticket: issued.ticket, expiresAt: issued.expiresAt))
@@ -71,7 +73,18 @@ struct EventsController<S: Store>: Sendable {
         let connection = LiveConnection(
             user: user, tokenHash: tokenHash, queueLimit: queueLimit, channel: context.channel,
             closeGrace: .nanoseconds(Int64(closeGrace / .nanoseconds(1))))
-        hub.register(connection)
+        do {
+            try limits.take(.sockets, user: user.id)
+        } catch {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
+                reason: "too many connections opened lately; reconnect later")
+        }
+        guard hub.register(connection, maxPerUser: limits.rates.maxSocketsPerUser) else {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
+                reason: "at most \(limits.rates.maxSocketsPerUser) connections per user; close one first")
+        }
         defer { hub.unregister(connection) }
         connection.send(
             .hello(
@@ -89,13 +102,20 @@ struct EventsController<S: Store>: Sendable {
                 }
             }
             defer { connection.finish() }
+            // The reading loop is one task: its budgets need no lock.
+            var budget = MessageBudget(rates: limits.rates)
             for try await message in inbound.messages(maxSize: 64 * 1024) {
-                try await handle(message, on: connection, logger: context.logger)
+                try await handle(message, on: connection, budget: &budget, logger: context.logger)
             }
         }
     }
 
-    private func handle(_ message: WebSocketMessage, on connection: LiveConnection, logger: Logger) async throws {
+    private func handle(
+        _ message: WebSocketMessage, on connection: LiveConnection, budget: inout MessageBudget, logger: Logger
+    ) async throws {
+        if let wait = budget.messages?.take() {
+            return connection.send(.error(Self.slowDown(wait, "messages")))
+        }
         let data: Data
         switch message {
         case .text(let text): data = Data(text.utf8)
@@ -111,6 +131,9 @@ struct EventsController<S: Store>: Sendable {
         }
         switch command {
         case .subscribe(let ids):
+            if let wait = budget.snapshots?.take(connection.unsubscribed(among: ids)) {
+                return connection.send(.error(Self.slowDown(wait, "posts subscribed to")))
+            }
             let (accepted, overCap) = connection.beginSubscribe(ids)
             if !overCap.isEmpty {
                 connection.send(
@@ -139,6 +162,26 @@ struct EventsController<S: Store>: Sendable {
         case .unsubscribe(let ids):
             hub.unsubscribe(connection, from: connection.unsubscribe(ids))
         }
+    }
+}
+
+extension EventsController {
+    /// The error that answers a message over its connection's budget; nothing was done.
+    static func slowDown(_ wait: Duration, _ what: String) -> LiveError {
+        LiveError(
+            code: "rate_limited",
+            detail: "Too many \(what) in a short time; nothing was done. Try again in \(wait.retryAfterSeconds) s.")
+    }
+}
+
+/// What one connection may still send: subscribe and unsubscribe messages, and the snapshots subscribing costs.
+struct MessageBudget {
+    var messages: LocalRateLimit?
+    var snapshots: LocalRateLimit?
+
+    init(rates: RateLimits) {
+        messages = rates.liveMessages.map { LocalRateLimit($0) }
+        snapshots = rates.liveSnapshots.map { LocalRateLimit($0) }
     }
 }
 

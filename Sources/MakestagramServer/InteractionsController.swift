@@ -7,6 +7,7 @@ import MakestagramStore
 /// Likes, comments and reports on posts.
 struct InteractionsController<S: Store>: Sendable {
     let store: S
+    let limits: ClientLimits
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -22,6 +23,7 @@ struct InteractionsController<S: Store>: Sendable {
 
     func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> WrittenJSON {
         let user = try context.requireUser()
+        try limits.take(.likes, user: user.id)
         return try await store.setLike(postID: try context.id("id", of: "post"), viewer: user.id, liked: liked).written
     }
 
@@ -37,10 +39,8 @@ struct InteractionsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(NewCommentRequest.self)
-        let text = input.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Limits.commentLength.contains(text.unicodeScalars.count) else {
-            throw APIError.invalidField(field: "text", reason: "write 1 to 2,200 characters")
-        }
+        let text = try TextInput.multiline(input.text, field: "text", length: Limits.commentLength)
+        try limits.take(.comments, user: user.id)
         let comment = try await store.addComment(postID: postID, author: user.id, text: text)
         return EditedResponse(status: .created, response: comment)
     }
@@ -67,10 +67,8 @@ struct InteractionsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(ReportRequest.self)
-        let reason = input.reason.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Limits.reportReasonLength.contains(reason.unicodeScalars.count) else {
-            throw APIError.invalidField(field: "reason", reason: "write 1 to 500 characters")
-        }
+        let reason = try TextInput.multiline(input.reason, field: "reason", length: Limits.reportReasonLength)
+        try limits.take(.reports, user: user.id)
         try await store.report(postID: postID, reporter: user.id, reason: reason)
         return .created
     }

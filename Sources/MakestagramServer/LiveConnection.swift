@@ -107,6 +107,11 @@ final class LiveConnection: Sendable {
         }
     }
 
+    /// How many of `ids` are not subscribed yet (what subscribing to them would cost in snapshots).
+    func unsubscribed(among ids: [Int64]) -> Int {
+        state.withLock { state in Set(ids).count { state.subscriptions[$0] == nil } }
+    }
+
     /// Stops events about `ids`. Answers the IDs that were subscribed.
     func unsubscribe(_ ids: [Int64]) -> [Int64] {
         state.withLock { state in

@@ -32,13 +32,17 @@ final class LiveHub: Service {
 
     // MARK: Registry
 
-    func register(_ connection: LiveConnection) {
-        let count = registry.withLock { registry in
+    /// Registers a connection, unless its user already holds `maxPerUser` (then false, and nothing changes).
+    func register(_ connection: LiveConnection, maxPerUser: Int = .max) -> Bool {
+        let count = registry.withLock { registry -> Int? in
+            guard (registry.byUser[connection.user.id]?.count ?? 0) < maxPerUser else { return nil }
             registry.byUser[connection.user.id, default: [:]][ObjectIdentifier(connection)] = connection
             registry.connections += 1
             return registry.connections
         }
+        guard let count else { return false }
         connectionsGauge.record(count)
+        return true
     }
 
     func unregister(_ connection: LiveConnection) {

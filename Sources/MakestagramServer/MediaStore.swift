@@ -1,6 +1,26 @@
 import Foundation
 import MakestagramStore
 
+#if canImport(Glibc)
+    import Glibc
+    private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemWrite = Darwin.write
+#endif
+
+/// A media file operation that failed, with the path and the operating system's error, for the server's log.
+struct MediaError: Error, CustomStringConvertible {
+    /// What was being done: `open`, `write`, `fsync`, `rename`.
+    let operation: String
+    let path: String
+    let code: Int32
+
+    var description: String {
+        "media \(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
+    }
+}
+
 /// Media files on local disk, named by the server (`<32 hex>.jpg`), written atomically and durably.
 struct MediaStore: Sendable {
     let directory: URL
@@ -21,34 +41,51 @@ struct MediaStore: Sendable {
     }
 
     /// Writes `data` under a new random name and returns the name. The bytes reach the disk (fsync) before the name
-    /// appears, so a row that refers to it never points at a missing or partial file.
+    /// appears, and the name reaches the disk (fsync of the folder) before this returns, so a row committed after it
+    /// never points at a missing or partial file, even after a power loss.
     func write(_ data: Data, fileExtension: String) throws -> String {
         let name =
             (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
             + "." + fileExtension
-        let temporary = directory.appendingPathComponent(".tmp-\(name)")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown)
-        }
+        let temporary = directory.appendingPathComponent(".tmp-\(name)").path
+        let final = directory.appendingPathComponent(name).path
+        let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard file >= 0 else { throw MediaError(operation: "open", path: temporary, code: errno) }
         do {
-            let handle = try FileHandle(forWritingTo: temporary)
-            defer { try? handle.close() }
-            try handle.write(contentsOf: data)
-            try handle.synchronize()
-            guard rename(temporary.path, directory.appendingPathComponent(name).path) == 0 else {
-                throw CocoaError(.fileWriteUnknown)
+            defer { close(file) }
+            try data.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(file, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw MediaError(operation: "write", path: temporary, code: errno)
+                    }
+                    offset += written
+                }
             }
+            guard fsync(file) == 0 else { throw MediaError(operation: "fsync", path: temporary, code: errno) }
+            guard rename(temporary, final) == 0 else { throw MediaError(operation: "rename", path: final, code: errno) }
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
             throw error
         }
+        try syncDirectory()
         return name
+    }
+
+    /// Flushes the folder's entries (names added or removed) to disk.
+    private func syncDirectory() throws {
+        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw MediaError(operation: "open", path: directory.path, code: errno) }
+        defer { close(folder) }
+        guard fsync(folder) == 0 else { throw MediaError(operation: "fsync", path: directory.path, code: errno) }
     }
 
     /// Removes files; missing ones are ignored.
     func remove(_ names: [String]) {
         for name in names {
-            if let path = path(for: name) { try? FileManager.default.removeItem(atPath: path) }
+            if let path = path(for: name) { unlink(path) }
         }
     }
 

@@ -30,7 +30,16 @@ struct MultipartForm {
         parser.onBody = { buffer in collector.current.data.writeBuffer(&buffer) }
         parser.onPartComplete = { collector.complete() }
         var received = 0
-        for try await chunk in request.body {
+        var body = request.body.makeAsyncIterator()
+        while true {
+            let next: ByteBuffer?
+            do {
+                next = try await body.next()
+            } catch {
+                // The connection ended or broke before the body was whole.
+                throw APIError.clientAborted
+            }
+            guard let chunk = next else { break }
             received += chunk.readableBytes
             guard received <= limit else { throw APIError.payloadTooLarge(limit: limit) }
             do {

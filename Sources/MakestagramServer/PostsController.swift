@@ -12,6 +12,7 @@ struct PostsController<S: Store>: Sendable {
     let worker: PhotoWorker
     /// Posts' JSON kept between pages.
     let rendered: RenderedPosts
+    let limits: ClientLimits
     /// The largest upload body, in bytes.
     let maxUploadBytes: Int
 
@@ -26,6 +27,7 @@ struct PostsController<S: Store>: Sendable {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Post> {
         let user = try context.requireUser()
+        try limits.take(.posts, user: user.id)
         do {
             let form = try await MultipartForm.read(request, limit: maxUploadBytes)
             let caption = try Self.caption(form.parts["caption"])
@@ -56,13 +58,9 @@ struct PostsController<S: Store>: Sendable {
     static func caption(_ part: MultipartForm.Part?) throws -> String {
         guard var data = part?.data else { return "" }
         guard data.readableBytes <= 4 * Limits.captionLength.upperBound,
-            let text = data.readString(length: data.readableBytes, encoding: .utf8)
+            let text = try? data.readUTF8ValidatedString(length: data.readableBytes)
         else { throw APIError.invalidField(field: "caption", reason: "use at most 2,200 characters of UTF-8 text") }
-        let caption = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard Limits.captionLength.contains(caption.unicodeScalars.count) else {
-            throw APIError.invalidField(field: "caption", reason: "use at most 2,200 characters")
-        }
-        return caption
+        return try TextInput.multiline(text, field: "caption", length: Limits.captionLength)
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {

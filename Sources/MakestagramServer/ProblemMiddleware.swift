@@ -15,6 +15,8 @@ struct ProblemMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 
     let metrics = RequestMetrics()
+    /// The methods of each route, for answering 405 to a known path asked with another method.
+    let methods: MethodTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -25,8 +27,18 @@ struct ProblemMiddleware: RouterMiddleware {
             finish(request, context, status: response.status.code, start: start, failed: false)
             return response
         } catch {
-            let apiError = APIError(error)
+            var apiError = APIError(error)
+            if case .notFound("route") = apiError {
+                let allowed = methods.allowed(for: request.uri.path)
+                if !allowed.isEmpty { apiError = .methodNotAllowed(allow: allowed) }
+            }
             let problem = apiError.problem
+            if case .clientAborted = apiError {
+                // The client went away mid-request: nothing to fix on the server, and nobody reads the answer.
+                context.logger.debug("client closed the request before it was complete")
+                Self.clientAborts.increment()
+                throw apiError
+            }
             if problem.status >= 500 {
                 context.logger.error("request failed", metadata: ["error": "\(String(reflecting: error))"])
             }
@@ -35,6 +47,9 @@ struct ProblemMiddleware: RouterMiddleware {
             throw apiError
         }
     }
+
+    /// Requests whose client stopped sending before the body was whole (counted apart from errors).
+    static let clientAborts = Counter(label: "makestagram_client_aborts_total")
 
     private func finish(
         _ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant, failed: Bool

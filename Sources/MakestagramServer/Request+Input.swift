@@ -7,13 +7,22 @@ extension Request {
     /// The largest JSON body any endpoint accepts.
     static let maxJSONBytes = 64 * 1024
 
-    /// Decodes a JSON body, answering 400 with the reason (which field, what was wrong) when it cannot.
+    /// Decodes a JSON body, answering 415 when it is not declared as JSON and 400 with the reason (which field,
+    /// what was wrong) when it cannot be read.
     func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        guard Self.isJSON(headers[.contentType]) else {
+            throw APIError.unsupportedMediaType("Send the body as JSON, with 'Content-Type: application/json'.")
+        }
+        if let length = headers[.contentLength].flatMap(Int.init), length > Self.maxJSONBytes {
+            throw APIError.payloadTooLarge(limit: Self.maxJSONBytes)
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await body.collect(upTo: Self.maxJSONBytes)
-        } catch {
+        } catch let error as HTTPError where error.status == .contentTooLarge {
             throw APIError.payloadTooLarge(limit: Self.maxJSONBytes)
+        } catch {
+            throw APIError.clientAborted
         }
         do {
             return try JSONCoding.decoder().decode(T.self, from: Data(buffer: buffer))
@@ -22,6 +31,14 @@ extension Request {
         } catch {
             throw APIError.malformedBody("The body is not valid JSON.")
         }
+    }
+
+    /// Whether a content type is JSON: `application/json` or `application/<anything>+json`, with any parameters.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1)[0].trimmingCharacters(in: .whitespaces)
+            .lowercased()
+        return mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
     }
 
     private static func describe(_ error: DecodingError) -> String {
@@ -65,9 +82,11 @@ extension AppRequestContext {
         return id
     }
 
-    /// A username path parameter, lower-cased; a name that cannot exist is not found.
+    /// A username path parameter, in its stored form (``TextRules/normalizedUsername(_:)``); a name that cannot
+    /// exist is not found.
     func username(_ name: String = "username") throws -> String {
-        guard let text = parameters.get(name)?.removingPercentEncoding?.lowercased(), Limits.isValidUsername(text)
+        guard let text = parameters.get(name)?.removingPercentEncoding.map(TextRules.normalizedUsername),
+            Limits.isValidUsername(text)
         else { throw APIError.notFound("user") }
         return text
     }

@@ -25,6 +25,12 @@ public struct ServerConfiguration: Sendable {
     public var liveCloseGrace: Duration = .seconds(10)
     /// How often the server pings each event-stream client; one that has not answered by the next ping is closed.
     public var livePingInterval: Duration = .seconds(30)
+    /// How often each client may sign up, post, comment, like, follow, report and open the event stream.
+    public var rateLimits = RateLimits()
+    /// Reverse proxies whose `X-Forwarded-For` names the client (none: the socket's peer is the client).
+    public var trustedProxies = TrustedProxies()
+    /// Connection cap and per-phase timeouts.
+    public var connections = ConnectionLimits()
     /// The least severe log level written.
     public var logLevel: Logger.Level = .info
 

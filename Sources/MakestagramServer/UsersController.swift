@@ -8,6 +8,7 @@ struct UsersController<S: Store>: Sendable {
     let store: S
     /// Posts' JSON kept between pages.
     let rendered: RenderedPosts
+    let limits: ClientLimits
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -22,9 +23,12 @@ struct UsersController<S: Store>: Sendable {
     }
 
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
-        let query = (request.uri.queryParameters.get("query") ?? "").lowercased()
-            .trimmingCharacters(in: .whitespaces)
-        guard (1...Limits.usernameLength.upperBound).contains(query.count) else {
+        let raw = request.uri.queryParameters.get("query") ?? ""
+        guard TextRules.controlCharacter(in: raw) == nil else {
+            throw APIError.invalidParameter(name: "query", reason: "contains a control character")
+        }
+        let query = TextRules.normalizedUsername(raw)
+        guard !query.isEmpty, raw.unicodeScalars.count <= Limits.usernameLength.upperBound else {
             throw APIError.invalidParameter(name: "query", reason: "give 1 to 30 characters of a username")
         }
         var limit = Limits.defaultPageSize
@@ -47,6 +51,7 @@ struct UsersController<S: Store>: Sendable {
 
     func follow(_ request: Request, _ context: AppRequestContext, following: Bool) async throws -> FollowState {
         let viewer = try context.requireUser()
+        try limits.take(.follows, user: viewer.id)
         return try await store.setFollow(viewer: viewer.id, username: try context.username(), following: following)
     }
 

@@ -18,14 +18,18 @@ public struct AppDatabase: Sendable {
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // In WAL mode NORMAL keeps the database consistent after a crash at any point.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Reads come from mapped pages and a 16 MiB page cache per connection instead of a syscall per page.
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }
         configuration.maximumReaderCount = 8
-        try self.init(writer: DatabasePool(path: path, configuration: configuration))
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        // FULL: each commit's log reaches the disk (fsync) before the commit returns, so a write the client was
+        // told succeeded survives a power loss or kernel crash; NORMAL (which GRDB sets when it opens a pool in WAL
+        // mode, after `prepareDatabase`) keeps the database consistent but may lose the last commits. Group commit
+        // shares one fsync among the writes that arrive together. Only the writer's setting matters.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        try self.init(writer: pool)
     }
 
     /// Wraps an open database (a `DatabaseQueue()` in memory for quick tests) and migrates it.

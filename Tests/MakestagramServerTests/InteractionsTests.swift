@@ -7,7 +7,7 @@ import Testing
 
 @Suite struct InteractionsTests {
     @Test func sixtyFourClientsTogglingLikesLeaveExactCounts() async throws {
-        try await TestServer.run { client, _ in
+        try await TestServer.run({ $0.rateLimits = .unlimited }) { client, _ in
             let author = try await client.signUp("author")
             let post = try await client.post("chelsea.jpg", as: author)
             let users = try await withThrowingTaskGroup(of: TestUser.self) { group in

@@ -10,12 +10,18 @@ import Testing
 
 /// The event stream through real WebSocket clients against a live server.
 @Suite struct LiveEventsTests {
-    /// Runs `test` on a live server with alice, bob and carol signed up and one post by alice.
+    /// Runs `test` on a live server (without rate limits: these tests send bursts on purpose) with alice, bob and
+    /// carol signed up and one post by alice.
     func withPost(
         _ configure: (inout ServerConfiguration) -> Void = { _ in },
         test: @Sendable @escaping (any TestClientProtocol, Int, [TestUser], Post) async throws -> Void
     ) async throws {
-        try await TestServer.run(configure, setup: .live) { client, _ in
+        try await TestServer.run(
+            {
+                $0.rateLimits = .unlimited
+                configure(&$0)
+            }, setup: .live
+        ) { client, _ in
             let port = try #require(client.port)
             let users = [
                 try await client.signUp("alice"), try await client.signUp("bob"), try await client.signUp("carol"),

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A counting semaphore for async code: at most `permits` bodies run at once; the others wait in order.
+actor AsyncSemaphore {
+    private var available: Int
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    init(permits: Int) {
+        self.available = permits
+    }
+
+    func withPermit<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    /// Runs `body` with a permit, unless `maxWaiting` callers already wait for one: then answers nil at once.
+    func withPermit<T: Sendable>(maxWaiting: Int, _ body: @Sendable () async throws -> T) async throws -> T? {
+        guard available > 0 || waiters.count < maxWaiting else { return nil }
+        await acquire()
+        defer { release() }
+        return try await body()
+    }
+
+    private func acquire() async {
+        if available > 0 {
+            available -= 1
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    private func release() {
+        if waiters.isEmpty {
+            available += 1
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Hummingbird
+import NIOCore
+import NIOPosix
+
+/// Everything that keeps one client from taking more than its share: the rate limits, the log-in throttle, the cap
+/// on concurrent password hashing and the rule for reading client addresses. One per server instance.
+final class ClientLimits: Sendable {
+    /// What each limit is about, in words for the 429 answer.
+    enum Kind: Int, Sendable {
+        case signUps, posts, comments, likes, follows, reports, tickets, sockets
+
+        var keyPath: KeyPath<RateLimits, RateLimit?> {
+            switch self {
+            case .signUps: \.signUps
+            case .posts: \.posts
+            case .comments: \.comments
+            case .likes: \.likes
+            case .follows: \.follows
+            case .reports: \.reports
+            case .tickets: \.tickets
+            case .sockets: \.sockets
+            }
+        }
+
+        var noun: String {
+            switch self {
+            case .signUps: "sign-ups from this address"
+            case .posts: "posts"
+            case .comments: "comments"
+            case .likes: "likes"
+            case .follows: "follows"
+            case .reports: "reports"
+            case .tickets: "event-stream tickets"
+            case .sockets: "event-stream connections"
+            }
+        }
+    }
+
+    let rates: RateLimits
+    let proxies: TrustedProxies
+    let logins: LoginThrottle
+    private let limiter = RateLimiter()
+    /// Password hashing (bcrypt) at once, across log-ins and sign-ups; a flood of log-ins waits here instead of
+    /// taking every core from the other requests.
+    private let hashing: AsyncSemaphore
+    /// Beyond this many waiting to hash, a log-in or sign-up is answered 503 at once.
+    private let maxHashingQueue: Int
+
+    init(
+        rates: RateLimits, proxies: TrustedProxies, logins: LoginThrottle = LoginThrottle(), hashingConcurrency: Int,
+        maxHashingQueue: Int = 64
+    ) {
+        self.rates = rates
+        self.proxies = proxies
+        self.logins = logins
+        self.hashing = AsyncSemaphore(permits: max(1, hashingConcurrency))
+        self.maxHashingQueue = maxHashingQueue
+    }
+
+    /// The client's address (see ``TrustedProxies``).
+    func address(of request: Request, _ context: AppRequestContext) -> String {
+        proxies.client(peer: context.remoteAddress, headers: request.headers)
+    }
+
+    /// Takes one action of `kind` for `client`; throws 429 with when to retry when the client has used its share.
+    func take(_ kind: Kind, client: String) throws {
+        if let wait = limiter.take(rates[keyPath: kind.keyPath], kind: kind.rawValue, client: client) {
+            throw APIError.rateLimited(what: kind.noun, retryAfter: wait.retryAfterSeconds)
+        }
+    }
+
+    /// Takes one action of `kind` for the user `id`.
+    func take(_ kind: Kind, user id: Int64) throws {
+        try take(kind, client: String(id))
+    }
+
+    /// Runs password hashing `body` under the concurrency cap; 503 when too many already wait.
+    func hash<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
+        let result = try await hashing.withPermit(maxWaiting: maxHashingQueue) {
+            try await NIOThreadPool.singleton.runIfActive(body)
+        }
+        guard let result else { throw APIError.busy(retryAfter: 1) }
+        return result
+    }
+}

@@ -1,0 +1,203 @@
+import Synchronization
+
+/// How often one client may do one thing: `count` times per `period`, in bursts of up to `count`.
+public struct RateLimit: Sendable, Equatable, CustomStringConvertible {
+    public var count: Int
+    public var period: Duration
+
+    public init(_ count: Int, per period: Duration) {
+        self.count = max(1, count)
+        self.period = period
+    }
+
+    /// Reads `COUNT/PERIOD`, where PERIOD is `s`, `m`, `h` or `d`, optionally preceded by a number (`20/h`,
+    /// `5/10s`).
+    public init?(parsing text: some StringProtocol) {
+        let parts = text.split(separator: "/")
+        guard parts.count == 2, let count = Int(parts[0]), count > 0, let unit = parts[1].last else { return nil }
+        let amount = parts[1].dropLast()
+        guard let multiple = amount.isEmpty ? 1 : Int(amount), multiple > 0 else { return nil }
+        let seconds: Int
+        switch unit {
+        case "s": seconds = 1
+        case "m": seconds = 60
+        case "h": seconds = 3600
+        case "d": seconds = 86400
+        default: return nil
+        }
+        self.init(count, per: .seconds(seconds * multiple))
+    }
+
+    public var description: String {
+        let seconds = period.components.seconds
+        for (unit, size) in [("d", 86400), ("h", 3600), ("m", 60)] where seconds % Int64(size) == 0 {
+            let multiple = seconds / Int64(size)
+            return "\(count)/\(multiple == 1 ? "" : String(multiple))\(unit)"
+        }
+        return "\(count)/\(seconds)s"
+    }
+}
+
+/// The limits the server applies, each per client (a user, or an address where nobody is logged in yet); nil
+/// turns one off. Kept in memory by each instance.
+public struct RateLimits: Sendable, Equatable {
+    /// Accounts created from one address.
+    public var signUps: RateLimit? = RateLimit(10, per: .seconds(3600))
+    /// Photos posted by one user.
+    public var posts: RateLimit? = RateLimit(60, per: .seconds(3600))
+    /// Comments written by one user.
+    public var comments: RateLimit? = RateLimit(30, per: .seconds(60))
+    /// Likes and unlikes by one user.
+    public var likes: RateLimit? = RateLimit(120, per: .seconds(60))
+    /// Follows and unfollows by one user.
+    public var follows: RateLimit? = RateLimit(200, per: .seconds(3600))
+    /// Reports filed by one user.
+    public var reports: RateLimit? = RateLimit(20, per: .seconds(3600))
+    /// Event-stream tickets issued to one user.
+    public var tickets: RateLimit? = RateLimit(30, per: .seconds(60))
+    /// Event-stream connections opened by one user.
+    public var sockets: RateLimit? = RateLimit(30, per: .seconds(60))
+    /// Subscribe and unsubscribe messages on one event-stream connection.
+    public var liveMessages: RateLimit? = RateLimit(20, per: .seconds(10))
+    /// Post snapshots sent on one event-stream connection (a subscribe sends one per post).
+    public var liveSnapshots: RateLimit? = RateLimit(1000, per: .seconds(10))
+    /// Event-stream connections one user may hold open at once.
+    public var maxSocketsPerUser = 20
+
+    public init() {}
+
+    /// Every limit off (for load tests and benchmarks).
+    public static var unlimited: RateLimits {
+        var limits = RateLimits()
+        for name in names { _ = limits.apply("\(name)=off") }
+        limits.maxSocketsPerUser = .max
+        return limits
+    }
+
+    /// The names used by `--rate-limit NAME=COUNT/PERIOD`.
+    public static let names = [
+        "signups", "posts", "comments", "likes", "follows", "reports", "tickets", "sockets", "live-messages",
+        "live-snapshots",
+    ]
+
+    /// The limit a name sets.
+    static func keyPath(named name: some StringProtocol) -> WritableKeyPath<RateLimits, RateLimit?>? {
+        switch name {
+        case "signups": \.signUps
+        case "posts": \.posts
+        case "comments": \.comments
+        case "likes": \.likes
+        case "follows": \.follows
+        case "reports": \.reports
+        case "tickets": \.tickets
+        case "sockets": \.sockets
+        case "live-messages": \.liveMessages
+        case "live-snapshots": \.liveSnapshots
+        default: nil
+        }
+    }
+
+    /// Applies `NAME=COUNT/PERIOD` or `NAME=off`; false when the text is not one of those.
+    public mutating func apply(_ setting: String) -> Bool {
+        let parts = setting.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2, let keyPath = Self.keyPath(named: parts[0]) else { return false }
+        if parts[1] == "off" {
+            self[keyPath: keyPath] = nil
+            return true
+        }
+        guard let limit = RateLimit(parsing: parts[1]) else { return false }
+        self[keyPath: keyPath] = limit
+        return true
+    }
+}
+
+/// Token buckets: each client starts with `count` tokens and gets them back at `count` per `period`; an action
+/// takes one. Buckets that have filled up again are forgotten, so memory follows the clients active lately.
+final class RateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+        /// When it will be full again if left alone.
+        var full: ContinuousClock.Instant
+    }
+
+    private struct Key: Hashable {
+        let kind: Int
+        let client: String
+    }
+
+    private struct Table {
+        var buckets: [Key: Bucket] = [:]
+        /// Swept for full buckets when it grows past this (twice what a sweep leaves, so sweeping stays rare).
+        var sweepAt = 4096
+    }
+
+    private final class Shard: Sendable {
+        let table = Mutex(Table())
+    }
+
+    /// Sixteen independent tables, so that unrelated clients rarely wait for each other's lock.
+    private let shards: [Shard] = (0..<16).map { _ in Shard() }
+
+    /// Takes one token of `limit` for `client` (`kind` separates the limits). Answers nil when allowed, or how
+    /// long to wait until a token is back.
+    func take(_ limit: RateLimit?, kind: Int, client: String, now: ContinuousClock.Instant = .now) -> Duration? {
+        guard let limit else { return nil }
+        let key = Key(kind: kind, client: client)
+        let rate = Double(limit.count) / limit.period.seconds
+        return shards[abs(key.hashValue % shards.count)].table.withLock { table in
+            var bucket = table.buckets[key] ?? Bucket(tokens: Double(limit.count), updated: now, full: now)
+            bucket.tokens = min(Double(limit.count), bucket.tokens + (now - bucket.updated).seconds * rate)
+            bucket.updated = now
+            guard bucket.tokens >= 1 else {
+                table.buckets[key] = bucket
+                return .seconds((1 - bucket.tokens) / rate)
+            }
+            bucket.tokens -= 1
+            bucket.full = now + .seconds((Double(limit.count) - bucket.tokens) / rate)
+            if table.buckets.count >= table.sweepAt {
+                // A bucket that is full again is the same as none.
+                table.buckets = table.buckets.filter { $0.value.full > now }
+                table.sweepAt = max(4096, table.buckets.count * 2)
+            }
+            table.buckets[key] = bucket
+            return nil
+        }
+    }
+}
+
+/// A token bucket owned by one object (a live connection), which locks it itself.
+struct LocalRateLimit {
+    let limit: RateLimit
+    private var tokens: Double
+    private var updated: ContinuousClock.Instant
+
+    init(_ limit: RateLimit, now: ContinuousClock.Instant = .now) {
+        self.limit = limit
+        self.tokens = Double(limit.count)
+        self.updated = now
+    }
+
+    /// Takes `cost` tokens; nil when allowed, else how long until they are back (nothing is taken then).
+    mutating func take(_ cost: Int = 1, now: ContinuousClock.Instant = .now) -> Duration? {
+        let rate = Double(limit.count) / limit.period.seconds
+        tokens = min(Double(limit.count), tokens + (now - updated).seconds * rate)
+        updated = now
+        let needed = Double(min(cost, limit.count))
+        guard tokens >= needed else { return .seconds((needed - tokens) / rate) }
+        tokens -= needed
+        return nil
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+
+    /// Whole seconds, rounded up, at least 1: for `Retry-After`.
+    var retryAfterSeconds: Int {
+        max(1, Int(seconds.rounded(.up)))
+    }
+}

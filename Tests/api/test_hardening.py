@@ -1,0 +1,334 @@
+"""A hostile client's view of the server, each against a server of its own: too many connections under a low
+open-file limit, clients that send slowly or never, malformed framing, `Expect: 100-continue` through curl, WebSocket
+protocol errors, a subscribe flood, and writes that are on disk before they are acknowledged (traced with strace)."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+import pytest
+import requests
+import websocket
+
+from makestagram_server import ROOT, Server
+
+PHOTOS = ROOT / "Tests" / "TestFixtures" / "photos"
+
+
+@pytest.fixture
+def start():
+    servers = []
+
+    def make(*flags, prefix="exec"):
+        server = Server(*flags, prefix=prefix)
+        servers.append(server)
+        return server
+
+    yield make
+    for server in servers:
+        server.stop()
+
+
+def connect(server: Server) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.port), timeout=30)
+
+
+def read_until_closed(sock: socket.socket, limit: float = 30) -> tuple[bytes, float]:
+    """Everything the server sends until it closes, and how long that took."""
+    sock.settimeout(limit)
+    started = time.time()
+    received = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return received, time.time() - started
+
+
+def test_more_connections_than_the_descriptor_limit_allows_leave_the_server_up(start):
+    server = start(prefix="ulimit -n 96; exec")
+    held = []
+    refused = 0
+    for _ in range(110):
+        try:
+            sock = connect(server)
+            held.append(sock)
+        except OSError:
+            refused += 1
+    time.sleep(1)
+    # Beyond the cap the server answers 503 and closes at once instead of running out of descriptors.
+    closed_at_once = 0
+    for sock in held:
+        sock.settimeout(0.2)
+        try:
+            data = sock.recv(4096)
+            if data.startswith(b"HTTP/1.1 503") or data == b"":
+                closed_at_once += 1
+        except (socket.timeout, ConnectionResetError):
+            pass
+    assert closed_at_once + refused >= 110 - 96, f"{closed_at_once} refused of {len(held)}"
+    assert server.process.poll() is None, server.log_path.read_text()
+    for sock in held:
+        sock.close()
+    time.sleep(0.5)
+    assert requests.get(server.base + "/healthz", timeout=10).json() == {"status": "ok"}
+    assert server.process.poll() is None
+
+
+def test_clients_that_send_slowly_or_never_are_timed_out(start):
+    server = start("--header-timeout", "2", "--idle-timeout", "3", "--min-upload-rate", "1000")
+    # A connection that sends nothing is closed without an answer.
+    silent, _ = read_until_closed(connect(server))
+    assert silent == b""
+    # Half a request head gets 408.
+    half = connect(server)
+    half.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    answer, _ = read_until_closed(half)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    assert b'"code":"request_timeout"' in answer
+    # A kept-alive connection that goes quiet is closed after the idle timeout, not before its first answer.
+    idle = connect(server)
+    idle.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    answer, _ = read_until_closed(idle)
+    assert answer.startswith(b"HTTP/1.1 200 ") and answer.endswith(b'{"status":"ok"}'), answer
+    # A body trickled below the minimum rate is cut off with 408.
+    slow = connect(server)
+    slow.sendall(b"POST /api/v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                 b"Content-Length: 60000\r\n\r\n{")
+
+    def trickle():
+        try:
+            for _ in range(60):
+                time.sleep(0.5)
+                slow.sendall(b" ")
+        except OSError:
+            pass
+
+    threading.Thread(target=trickle, daemon=True).start()
+    answer, _ = read_until_closed(slow)
+    assert answer.startswith(b"HTTP/1.1 408 "), answer
+    # A body the server refused at once (too large) is not answered twice when it then trickles.
+    refused = connect(server)
+    refused.sendall(b"POST /api/v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    b"Content-Length: 100000\r\n\r\n{")
+    answer, _ = read_until_closed(refused)
+    assert answer.startswith(b"HTTP/1.1 413 ") and answer.count(b"HTTP/1.1") == 1, answer
+    assert requests.get(server.base + "/healthz", timeout=10).status_code == 200
+
+
+def test_malformed_framing_is_answered_400_and_closed(start):
+    server = start()
+    for request in [
+        b"GET /healthz HTTP/1.1\nHost: x\n\n",
+        b"POST /api/v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"0\r\n\r\n",
+    ]:
+        sock = connect(server)
+        sock.sendall(request)
+        answer, _ = read_until_closed(sock, limit=10)
+        assert answer.startswith(b"HTTP/1.1 400 "), (request, answer)
+        assert b"application/problem+json" in answer
+    # The same after a request that was answered.
+    sock = connect(server)
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+    time.sleep(0.3)
+    sock.sendall(b"GET /healthz HTTP/1.1\nHost: x\n\n")
+    answer, _ = read_until_closed(sock, limit=10)
+    assert answer.startswith(b"HTTP/1.1 200 ") and b"\r\n\r\nHTTP/1.1 400 " in answer.replace(b"}HTTP", b"}\r\n\r\nHTTP"), answer
+
+
+def test_curl_uploads_get_100_continue_and_refusals_come_before_the_body(start, tmp_path):
+    server = start()
+    token = server.sign_up("curly")
+    # curl asks for 100-continue for bodies over 1 MB; trailing bytes after a JPEG's end are ignored by decoders.
+    photo = tmp_path / "big.jpg"
+    photo.write_bytes((PHOTOS / "phone-gps-rotated.jpg").read_bytes() + b"\0" * 300_000)
+
+    def curl(*args):
+        return subprocess.run(["curl", "-sv", "-o", "/dev/null", "-w", "%{http_code}", *args],
+                              capture_output=True, text=True, timeout=60)
+
+    accepted = curl(server.base + "/api/v1/posts", "-H", f"Authorization: Bearer {token}",
+                    "-F", f"image=@{photo}", "-F", "caption=big")
+    assert "> Expect: 100-continue" in accepted.stderr
+    assert "< HTTP/1.1 100 Continue" in accepted.stderr
+    assert accepted.stdout == "201"
+    refused = curl(server.base + "/api/v1/posts", "-H", "Authorization: Bearer wrong", "-F", f"image=@{photo}")
+    assert "> Expect: 100-continue" in refused.stderr
+    assert "100 Continue" not in refused.stderr
+    assert refused.stdout == "401"
+    too_big = curl(server.base + "/api/v1/posts", "-H", f"Authorization: Bearer {token}",
+                   "-H", "Content-Type: image/jpeg", "--data-binary", f"@{photo}")
+    assert "100 Continue" not in too_big.stderr and too_big.stdout == "415"
+
+
+def ws_connect(server: Server, token: str) -> socket.socket:
+    sock = connect(server)
+    sock.sendall(
+        b"GET /api/v1/events HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        + f"Authorization: Bearer {token}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101 "), head
+    return sock
+
+
+def frame(payload: bytes, opcode: int = 1, masked: bool = True) -> bytes:
+    header = bytes([0x80 | opcode])
+    length = len(payload)
+    mask_bit = 0x80 if masked else 0
+    if length < 126:
+        header += bytes([mask_bit | length])
+    else:
+        header += bytes([mask_bit | 126]) + struct.pack("!H", length)
+    if not masked:
+        return header + payload
+    key = os.urandom(4)
+    return header + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def close_code(sock: socket.socket) -> int | None:
+    """The status code of the server's close frame, reading past other frames."""
+    data, _ = read_until_closed(sock, limit=15)
+    while len(data) >= 2:
+        opcode, length = data[0] & 0x0F, data[1] & 0x7F
+        offset = 2
+        if length == 126:
+            length, offset = struct.unpack("!H", data[2:4])[0], 4
+        elif length == 127:
+            length, offset = struct.unpack("!Q", data[2:10])[0], 10
+        payload = data[offset:offset + length]
+        if opcode == 8:
+            return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+        data = data[offset + length:]
+    return None
+
+
+def test_websocket_protocol_errors_close_with_their_codes(start):
+    server = start()
+    token = server.sign_up("socky")
+    unmasked = ws_connect(server, token)
+    unmasked.sendall(frame(b'{"type":"subscribe","posts":[1]}', masked=False))
+    assert close_code(unmasked) == 1002
+    invalid = ws_connect(server, token)
+    invalid.sendall(frame(b"\xff\xfe not utf-8"))
+    assert close_code(invalid) == 1007
+    # A well-formed client is unaffected.
+    fine = ws_connect(server, token)
+    fine.sendall(frame(b'{"type":"subscribe","posts":[]}'))
+    fine.settimeout(5)
+    assert b"hello" in fine.recv(4096)
+
+
+def test_a_subscribe_flood_is_slowed_and_others_are_served(start):
+    server = start()
+    flooder = server.sign_up("flooder")
+    reader = server.sign_up("reader")
+    headers = {"Authorization": f"Bearer {reader}"}
+    post = requests.post(server.base + "/api/v1/posts", headers=headers, timeout=30,
+                         files={"image": ("c.jpg", (PHOTOS / "chelsea.jpg").read_bytes(), "image/jpeg")}).json()
+    ids = list(range(post["id"], post["id"] + 500))
+    socket_ = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/events",
+                                          header=[f"Authorization: Bearer {flooder}"], timeout=30)
+    assert json.loads(socket_.recv())["type"] == "hello"
+    for _ in range(400):
+        socket_.send(json.dumps({"type": "subscribe", "posts": ids}))
+        socket_.send(json.dumps({"type": "unsubscribe", "posts": ids}))
+    for _ in range(20):
+        assert requests.get(server.base + "/api/v1/timeline", headers=headers, timeout=30).status_code == 200
+    codes = set()
+    socket_.settimeout(5)
+    try:
+        while "rate_limited" not in codes:
+            message = json.loads(socket_.recv())
+            if message["type"] == "error":
+                codes.add(message["code"])
+    except (websocket.WebSocketTimeoutException, websocket.WebSocketConnectionClosedException):
+        pass
+    assert "rate_limited" in codes
+    socket_.close()
+    assert server.process.poll() is None
+
+
+def test_too_many_sockets_for_one_user_are_refused(start):
+    server = start("--rate-limit", "sockets=3/m")
+    token = server.sign_up("greedy")
+    opened = [websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/events",
+                                          header=[f"Authorization: Bearer {token}"], timeout=10) for _ in range(4)]
+    for sock in opened[:3]:
+        assert json.loads(sock.recv())["type"] == "hello"
+    opcode, data = opened[3].recv_data(control_frame=True)
+    assert opcode == websocket.ABNF.OPCODE_CLOSE and struct.unpack("!H", data[:2])[0] == 1013, (opcode, data)
+    for sock in opened:
+        sock.close()
+
+
+TRACE_LINE = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(.*)$")
+
+
+def traced_calls(path: pathlib.Path):
+    """(finish time, call, first argument, text) of every traced system call, joining unfinished/resumed pairs."""
+    pending = {}
+    for line in path.read_text(errors="replace").splitlines():
+        match = TRACE_LINE.match(line)
+        if not match:
+            continue
+        pid, stamp, rest = match.group(1), float(match.group(2)), match.group(3)
+        if rest.endswith("<unfinished ...>"):
+            pending[pid] = rest
+            continue
+        resumed = re.match(r"<\.\.\. (\w+) resumed>(.*)", rest)
+        if resumed:
+            rest = pending.pop(pid, resumed.group(1) + "(") + resumed.group(2)
+        call = re.match(r"(\w+)\((.*)", rest)
+        if call:
+            yield stamp, call.group(1), call.group(2)
+
+
+def test_acknowledged_writes_are_on_disk_before_the_answer(start, tmp_path):
+    assert shutil.which("strace"), "strace is installed by scripts/install-deps.sh --test"
+    trace = tmp_path / "trace.txt"
+    server = start(prefix=f"exec strace -f -y -ttt -s 48 -e trace=fsync,fdatasync,write,writev,sendmsg -o {trace}")
+    token = server.sign_up("durable")
+    headers = {"Authorization": f"Bearer {token}"}
+    before_upload = time.time()
+    photo = requests.post(server.base + "/api/v1/posts", headers=headers, timeout=60,
+                          files={"image": ("c.jpg", (PHOTOS / "chelsea.jpg").read_bytes(), "image/jpeg")}).json()
+    time.sleep(0.5)
+    before_like = time.time()
+    assert requests.put(f"{server.base}/api/v1/posts/{photo['id']}/like", headers=headers, timeout=30).ok
+    time.sleep(0.5)
+    calls = list(traced_calls(trace))
+
+    def answer_after(moment: float, status: str):
+        return next(stamp for stamp, name, args in calls
+                    if stamp > moment and name in ("write", "writev", "sendmsg") and ("TCP" in args or "socket:[" in args)
+                    and f"HTTP/1.1 {status}" in args)
+
+    def synced_between(start_, end, path_part):
+        return any(start_ < stamp < end and name in ("fsync", "fdatasync") and path_part in args
+                   for stamp, name, args in calls)
+
+    like_answer = answer_after(before_like, "200")
+    assert synced_between(before_like, like_answer, "makestagram.sqlite-wal>"), \
+        "the like's commit must reach the disk before its answer"
+    # The upload: both photo files and the media folder, then the row, then the 201.
+    upload_answer = answer_after(before_upload, "201")
+    media = [stamp for stamp, name, args in calls
+             if name in ("fsync", "fdatasync") and "/media/" in args and before_upload < stamp < upload_answer]
+    folder = [stamp for stamp, name, args in calls
+              if name in ("fsync", "fdatasync") and args.split(">")[0].endswith("/media")
+              and before_upload < stamp < upload_answer]
+    assert len(media) >= 2 and folder, "photo files and their folder are flushed before the post is answered"
