@@ -30,7 +30,8 @@ start_server() {
   local port
   port=$(free_port)
   # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
-  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice \
+  # Rate limits off: 64 users toggling likes as fast as wrk can send them is the load being measured.
+  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
     > "$work/server.log" 2>&1 &
   server_pid=$!
   base="http://127.0.0.1:$port"

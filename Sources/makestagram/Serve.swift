@@ -55,7 +55,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         name: .customLong("rate-limit"),
         help: ArgumentHelp(
-            "Change a rate limit: NAME=COUNT/PERIOD (period s, m, h or d, e.g. likes=120/m) or NAME=off; repeatable. "
+            "Change a rate limit: NAME=COUNT/PERIOD (period s, m, h or d, e.g. likes=120/m) or NAME=off; repeatable; "
+                + "all=off turns every limit off (load tests only). "
                 + "Names: \(RateLimits.names.joined(separator: ", ")) (MAKESTAGRAM_RATE_LIMITS, comma-separated).",
             valueName: "name=limit"))
     var rateLimits: [String] =

@@ -66,11 +66,10 @@ public struct RateLimits: Sendable, Equatable {
 
     public init() {}
 
-    /// Every limit off (for load tests and benchmarks).
+    /// Every limit off (for load tests and benchmarks), including the sockets a user may hold at once.
     public static var unlimited: RateLimits {
         var limits = RateLimits()
-        for name in names { _ = limits.apply("\(name)=off") }
-        limits.maxSocketsPerUser = .max
+        _ = limits.apply("all=off")
         return limits
     }
 
@@ -97,9 +96,15 @@ public struct RateLimits: Sendable, Equatable {
         }
     }
 
-    /// Applies `NAME=COUNT/PERIOD` or `NAME=off`; false when the text is not one of those.
+    /// Applies `NAME=COUNT/PERIOD`, `NAME=off` or `all=off` (every limit, and the cap on sockets per user); false
+    /// when the text is not one of those.
     public mutating func apply(_ setting: String) -> Bool {
         let parts = setting.split(separator: "=", maxSplits: 1)
+        if setting == "all=off" {
+            for name in Self.names { _ = apply("\(name)=off") }
+            maxSocketsPerUser = .max
+            return true
+        }
         guard parts.count == 2, let keyPath = Self.keyPath(named: parts[0]) else { return false }
         if parts[1] == "off" {
             self[keyPath: keyPath] = nil
