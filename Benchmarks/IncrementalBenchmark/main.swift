@@ -191,4 +191,63 @@ for row in rows {
             + "\(String(format: "%.0f", combineOps)) | \(String(format: "%.2f", incrementalOps / combineOps)) | \(row.note) |"
     )
 }
+
+// 4. A view property bound to a value: Box's key-path binding beside the hand-written observe closure it replaces.
+final class View {
+    var text = ""
+    var label: String?
+}
+
+do {
+    let writes = 200_000
+    let input = Input(0)
+    let text = input.i.map { String($0) }
+    let view = View()
+    func perChange(_ body: () -> Void) -> Double { best(repetitions, body) / Double(writes) }
+    var value = 0
+    func writeAll() {
+        for _ in 0..<writes {
+            value += 1
+            input.write(value)
+        }
+    }
+    let handWritten: Double = {
+        let observation = text.observe { [weak view] in view?.text = $0 }
+        defer { observation.dispose() }
+        return perChange(writeAll)
+    }()
+    let keyPath: Double = {
+        let box = Box(view)
+        box.bind(\.text, to: text)
+        defer { box.unbindAll() }
+        return perChange(writeAll)
+    }()
+    let optional: Double = {
+        let box = Box(view)
+        box.bind(\.label, to: text)
+        defer { box.unbindAll() }
+        return perChange(writeAll)
+    }()
+    let handWrittenAgain: Double = {
+        let observation = text.observe { [weak view] in view?.text = $0 }
+        defer { observation.dispose() }
+        return perChange(writeAll)
+    }()
+    let baseline = min(handWritten, handWrittenAgain)
+    sink &+= view.text.count + (view.label?.count ?? 0)
+    print("")
+    print(
+        "| binding of a view property (a write, a map to String, the property set) | ns per change | × hand-written |")
+    print("|---|---|---|")
+    print(
+        "| `observe { [weak view] in view?.text = $0 }` (best of two runs: \(String(format: "%.1f", handWritten)), \(String(format: "%.1f", handWrittenAgain))) | \(String(format: "%.1f", baseline)) | 1.00 |"
+    )
+    print(
+        "| `box.bind(\\.text, to: text)` | \(String(format: "%.1f", keyPath)) | \(String(format: "%.2f", keyPath / baseline)) |"
+    )
+    print(
+        "| `box.bind(\\.label, to: text)` (optional property) | \(String(format: "%.1f", optional)) | \(String(format: "%.2f", optional / baseline)) |"
+    )
+}
+
 if sink == 42 { print("") }
