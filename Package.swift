@@ -46,6 +46,19 @@ let package = Package(
             name: "MakestagramStoreSQLite",
             dependencies: ["MakestagramStore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .target(
+            name: "MakestagramLive",
+            dependencies: [
+                "MakestagramAPI", "MakestagramStore",
+                .product(name: "WSCore", package: "swift-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
@@ -55,7 +68,7 @@ let package = Package(
         .target(
             name: "MakestagramServer",
             dependencies: [
-                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "Photos",
+                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramLive", "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -112,11 +125,19 @@ let package = Package(
             dependencies: ["MakestagramStore", "MakestagramStoreSQLite"]
         ),
         .testTarget(name: "PhotosTests", dependencies: ["Photos", "TestFixtures"]),
+        .testTarget(
+            name: "MakestagramLiveTests",
+            dependencies: [
+                "MakestagramLive", "MakestagramAPI", "MakestagramStore",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "IncrementalTests", dependencies: ["Incremental"]),
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramStoreSQLite", "Photos", "TestFixtures", "ServerTestSupport",
+                "MakestagramServer", "MakestagramStoreSQLite", "MakestagramLive", "Photos", "TestFixtures", "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

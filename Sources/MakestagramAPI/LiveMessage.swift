@@ -147,14 +147,26 @@ public struct LivePostDeleted: Codable, Sendable, Equatable {
     }
 }
 
+/// The `code` of a ``LiveError``.
+public enum LiveErrorCode: String, Codable, Sendable, CaseIterable {
+    /// The message is not a subscribe or an unsubscribe.
+    case badMessage = "bad_message"
+    /// Subscribing would pass ``LiveProtocol/maxSubscriptions``; the posts beyond were not subscribed.
+    case tooManySubscriptions = "too_many_subscriptions"
+    /// The connection sent too many messages or subscribed to too many posts lately; nothing was done.
+    case rateLimited = "rate_limited"
+    /// The server failed to do it; try again.
+    case internalError = "internal_error"
+}
+
 /// A complaint about a client message; the connection stays open.
 public struct LiveError: Codable, Sendable, Equatable {
-    /// Stable, machine-readable: `bad_message`, `too_many_subscriptions`.
+    /// Stable, machine-readable: one of ``LiveErrorCode`` (a string, so that a newer server's codes still decode).
     public var code: String
     public var detail: String
 
-    public init(code: String, detail: String) {
-        self.code = code
+    public init(code: LiveErrorCode, detail: String) {
+        self.code = code.rawValue
         self.detail = detail
     }
 }

@@ -37,13 +37,13 @@ enum APIError: Error, Sendable {
     /// The viewer may not change this item.
     case forbidden(String)
     /// The request conflicts with the current state (following yourself, reporting twice, …).
-    case conflict(code: String, detail: String)
+    case conflict(code: ProblemCode, detail: String)
     /// The request body is larger than the limit (in bytes, when known).
     case payloadTooLarge(limit: Int?)
     /// The upload is not JPEG, PNG, WebP or HEIC, or the body is not of the expected media type.
     case unsupportedMediaType(String)
     /// The image is broken, truncated or too large in pixels.
-    case invalidImage(code: String, detail: String)
+    case invalidImage(code: ProblemCode, detail: String)
     /// The HTTP method is not allowed, or another framework-level client error.
     case http(HTTPResponse.Status, String)
     /// Something failed on the server; the detail is deliberately generic.
@@ -52,70 +52,88 @@ enum APIError: Error, Sendable {
     var problem: Problem {
         switch self {
         case .malformedBody(let detail):
-            Problem(status: 400, code: "malformed_body", title: "Malformed request body", detail: detail)
+            Problem(status: 400, code: .malformedBody, title: "Malformed request body", detail: detail)
         case .invalidField(let field, let reason):
-            Problem(status: 422, code: "invalid_field", title: "Invalid field", detail: "\(field): \(reason)")
+            Problem(status: 422, code: .invalidField, title: "Invalid field", detail: "\(field): \(reason)")
         case .invalidParameter(let name, let reason):
-            Problem(status: 400, code: "invalid_parameter", title: "Invalid parameter", detail: "\(name): \(reason)")
+            Problem(status: 400, code: .invalidParameter, title: "Invalid parameter", detail: "\(name): \(reason)")
         case .invalidCursor:
             Problem(
-                status: 400, code: "invalid_cursor", title: "Invalid cursor",
+                status: 400, code: .invalidCursor, title: "Invalid cursor",
                 detail: "The cursor is not one this server issued; start again without a cursor.")
         case .unauthorized:
             Problem(
-                status: 401, code: "unauthorized", title: "Authentication required",
+                status: 401, code: .unauthorized, title: "Authentication required",
                 detail: "Send a valid token as 'Authorization: Bearer <token>'; log in to get one.")
         case .invalidCredentials:
             Problem(
-                status: 401, code: "invalid_credentials", title: "Wrong username or password",
+                status: 401, code: .invalidCredentials, title: "Wrong username or password",
                 detail: "The username or password is wrong.")
         case .tooManyAttempts(let seconds):
             Problem(
-                status: 429, code: "too_many_attempts", title: "Too many failed log-ins",
+                status: 429, code: .tooManyAttempts, title: "Too many failed log-ins",
                 detail: "Too many failed log-ins from this address; try again in \(seconds) seconds.")
         case .rateLimited(let what, let seconds):
             Problem(
-                status: 429, code: "rate_limited", title: "Too many requests",
+                status: 429, code: .rateLimited, title: "Too many requests",
                 detail: "Too many \(what) in a short time; try again in \(seconds) seconds.")
         case .busy(let seconds):
             Problem(
-                status: 503, code: "server_busy", title: "Server busy",
+                status: 503, code: .serverBusy, title: "Server busy",
                 detail: "The server is checking too many log-ins right now; try again in \(seconds) seconds.")
         case .clientAborted:
             Problem(
-                status: 400, code: "client_aborted", title: "Request incomplete",
+                status: 400, code: .clientAborted, title: "Request incomplete",
                 detail: "The request body stopped before it was complete; nothing was changed.")
         case .methodNotAllowed(let allow):
             Problem(
-                status: 405, code: "method_not_allowed", title: "Method not allowed",
+                status: 405, code: .methodNotAllowed, title: "Method not allowed",
                 detail: "This path answers \(allow.joined(separator: ", ")) only.")
         case .usernameTaken:
             Problem(
-                status: 409, code: "username_taken", title: "Username taken",
+                status: 409, code: .usernameTaken, title: "Username taken",
                 detail: "That username is taken; choose another.")
         case .notFound(let what):
-            Problem(status: 404, code: "not_found", title: "Not found", detail: "There is no such \(what).")
+            Problem(status: 404, code: .notFound, title: "Not found", detail: "There is no such \(what).")
         case .forbidden(let detail):
-            Problem(status: 403, code: "forbidden", title: "Forbidden", detail: detail)
+            Problem(status: 403, code: .forbidden, title: "Forbidden", detail: detail)
         case .conflict(let code, let detail):
             Problem(status: 409, code: code, title: "Conflict", detail: detail)
         case .payloadTooLarge(let limit):
             Problem(
-                status: 413, code: "payload_too_large", title: "Upload too large",
+                status: 413, code: .payloadTooLarge, title: "Upload too large",
                 detail: limit.map { "The request body is larger than the limit of \($0) bytes." }
                     ?? "The request body is larger than the server accepts.")
         case .unsupportedMediaType(let detail):
-            Problem(status: 415, code: "unsupported_media_type", title: "Unsupported media type", detail: detail)
+            Problem(status: 415, code: .unsupportedMediaType, title: "Unsupported media type", detail: detail)
         case .invalidImage(let code, let detail):
             Problem(status: 422, code: code, title: "Invalid image", detail: detail)
         case .http(let status, let detail):
-            Problem(
-                status: status.code, code: status.reasonPhrase.lowercased().replacingOccurrences(of: " ", with: "_"),
-                title: status.reasonPhrase, detail: detail)
+            Problem(status: status.code, code: Self.code(of: status), title: status.reasonPhrase, detail: detail)
         case .internalError:
             Problem(
-                status: 500, code: "internal_error", title: "Internal server error",
+                status: 500, code: .internalError, title: "Internal server error",
                 detail: "The server failed; nothing was changed. Try again later.")
+        }
+    }
+}
+
+extension APIError {
+    /// The code of a problem the framework raised with only a status.
+    static func code(of status: HTTPResponse.Status) -> ProblemCode {
+        switch status.code {
+        case 401: .unauthorized
+        case 403: .forbidden
+        case 404: .notFound
+        case 405: .methodNotAllowed
+        case 408: .requestTimeout
+        case 413: .payloadTooLarge
+        case 415: .unsupportedMediaType
+        case 426: .upgradeRequired
+        case 429: .rateLimited
+        case 503: .serviceUnavailable
+        case 500...: .internalError
+        default: .badRequest
         }
     }
 }
@@ -167,11 +185,11 @@ extension APIError {
         case .usernameTaken: self = .usernameTaken
         case .notFound(let what): self = .notFound(what)
         case .forbidden: self = .forbidden("Only the author can do that.")
-        case .cannotFollowSelf: self = .conflict(code: "cannot_follow_self", detail: "You cannot follow yourself.")
+        case .cannotFollowSelf: self = .conflict(code: .cannotFollowSelf, detail: "You cannot follow yourself.")
         case .cannotReportOwnPost:
-            self = .conflict(code: "cannot_report_own_post", detail: "You cannot report your own post.")
+            self = .conflict(code: .cannotReportOwnPost, detail: "You cannot report your own post.")
         case .alreadyReported:
-            self = .conflict(code: "already_reported", detail: "You have already reported this post.")
+            self = .conflict(code: .alreadyReported, detail: "You have already reported this post.")
         case .database: self = .internalError
         }
     }
@@ -182,10 +200,10 @@ extension APIError {
             self = .unsupportedMediaType("The file is not a JPEG, PNG, WebP or HEIC photo.")
         case .tooManyPixels(let width, let height, let limit):
             self = .invalidImage(
-                code: "image_too_large",
+                code: .imageTooLarge,
                 detail: "The image is \(width)×\(height) pixels; at most \(limit / 1_000_000) megapixels are allowed.")
         case .invalidImage:
-            self = .invalidImage(code: "invalid_image", detail: "The image is broken or truncated and cannot be read.")
+            self = .invalidImage(code: .invalidImage, detail: "The image is broken or truncated and cannot be read.")
         case .processingFailed: self = .internalError
         }
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdBcrypt
 import MakestagramAPI
+import MakestagramLive
 import MakestagramStore
 
 /// Sign-up, log-in, log-out and the current user.

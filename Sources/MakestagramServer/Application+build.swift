@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import MakestagramLive
 import MakestagramStore
 import MakestagramStoreSQLite
 import Photos
@@ -45,17 +46,25 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     let limits = ClientLimits(
         rates: configuration.rateLimits, proxies: configuration.trustedProxies,
         hashingConcurrency: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+    var live = LiveOptions()
+    live.queueLimit = configuration.liveQueueLimit
+    live.closeGrace = configuration.liveCloseGrace
+    live.maxSocketsPerUser = configuration.rateLimits.maxSocketsPerUser
+    live.messages = configuration.rateLimits.liveMessages
+    live.snapshots = configuration.rateLimits.liveSnapshots
+    // No WebSocket extension is offered (per-message deflate would have to transform every frame), so the live
+    // engine may write finished frames directly; see LiveOptions.directWrites.
+    let webSocket = WebSocketServerConfiguration(
+        maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
+    live.directWrites = webSocket.extensions.isEmpty
     let events = EventsController(
-        store: store, hub: hub, tickets: EventTickets(), limits: limits, queueLimit: configuration.liveQueueLimit,
-        closeGrace: configuration.liveCloseGrace)
+        store: store, hub: hub, tickets: EventTickets(), limits: limits, options: live)
     let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
     let router = buildRouter(store: store, worker: worker, events: events, web: web, configuration: configuration)
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(limit: connectionLimits.effectiveMaxConnections)
     logger.info("connection limit", metadata: ["max": "\(counter.limit)"])
     let webSocketResponder = events.webSocketRouter().buildResponder()
-    let webSocket = WebSocketServerConfiguration(
-        maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in

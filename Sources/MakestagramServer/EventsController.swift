@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MakestagramAPI
+import MakestagramLive
 import MakestagramStore
 import NIOCore
 import NIOWebSocket
@@ -14,10 +15,8 @@ struct EventsController<S: Store>: Sendable {
     let hub: LiveHub
     let tickets: EventTickets
     let limits: ClientLimits
-    /// How many messages may wait for one client before it must resync.
-    let queueLimit: Int
-    /// How long a client being closed gets before its socket is cut.
-    let closeGrace: Duration
+    /// How each connection is treated (queue limit, close grace, message budgets).
+    let options: LiveOptions
 
     /// On the HTTP router, for a logged-in user.
     var routes: RouteCollection<AppRequestContext> {
@@ -57,8 +56,7 @@ struct EventsController<S: Store>: Sendable {
         return router
     }
 
-    /// One socket, from hello to close: reads subscribe and unsubscribe messages while a writer task drains the
-    /// connection's outbox.
+    /// One socket: authenticated, within the user's socket allowance, then served by the live engine.
     func session(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: LiveRequestContext)
         async throws
     {
@@ -70,9 +68,6 @@ struct EventsController<S: Store>: Sendable {
                 reason: "send a valid bearer token, or a ticket from POST /api/v1/events/tickets")
             return
         }
-        let connection = LiveConnection(
-            user: user, tokenHash: tokenHash, queueLimit: queueLimit, channel: context.channel,
-            closeGrace: .nanoseconds(Int64(closeGrace / .nanoseconds(1))))
         do {
             try limits.take(.sockets, user: user.id)
         } catch {
@@ -80,108 +75,11 @@ struct EventsController<S: Store>: Sendable {
                 WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
                 reason: "too many connections opened lately; reconnect later")
         }
-        guard hub.register(connection, maxPerUser: limits.rates.maxSocketsPerUser) else {
-            return try await outbound.close(
-                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
-                reason: "at most \(limits.rates.maxSocketsPerUser) connections per user; close one first")
-        }
-        defer { hub.unregister(connection) }
-        connection.send(
-            .hello(
-                LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while let frames = await connection.nextFrames() {
-                    for frame in frames {
-                        try await outbound.write(
-                            .custom(WebSocketFrame(fin: true, opcode: .text, data: WireFrame.payload(of: frame))))
-                    }
-                }
-                if let close = connection.closeRequest {
-                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(close.code)), reason: close.reason)
-                }
-            }
-            defer { connection.finish() }
-            // The reading loop is one task: its budgets need no lock.
-            var budget = MessageBudget(rates: limits.rates)
-            for try await message in inbound.messages(maxSize: 64 * 1024) {
-                try await handle(message, on: connection, budget: &budget, logger: context.logger)
-            }
-        }
-    }
-
-    private func handle(
-        _ message: WebSocketMessage, on connection: LiveConnection, budget: inout MessageBudget, logger: Logger
-    ) async throws {
-        if let wait = budget.messages?.take() {
-            return connection.send(.error(Self.slowDown(wait, "messages")))
-        }
-        let data: Data
-        switch message {
-        case .text(let text): data = Data(text.utf8)
-        case .binary(let buffer): data = Data(buffer: buffer)
-        }
-        guard let command = try? JSONDecoder().decode(LiveClientMessage.self, from: data) else {
-            connection.send(
-                .error(
-                    LiveError(
-                        code: "bad_message",
-                        detail: #"Send {"type":"subscribe","posts":[IDs]} or {"type":"unsubscribe","posts":[IDs]}."#)))
-            return
-        }
-        switch command {
-        case .subscribe(let ids):
-            if let wait = budget.snapshots?.take(connection.unsubscribed(among: ids)) {
-                return connection.send(.error(Self.slowDown(wait, "posts subscribed to")))
-            }
-            let (accepted, overCap) = connection.beginSubscribe(ids)
-            if !overCap.isEmpty {
-                connection.send(
-                    .error(
-                        LiveError(
-                            code: "too_many_subscriptions",
-                            detail:
-                                "A connection follows at most \(LiveProtocol.maxSubscriptions) posts; unsubscribe first. "
-                                + "Not subscribed: \(overCap.map(String.init).joined(separator: ", ")).")))
-            }
-            guard !accepted.isEmpty || overCap.isEmpty else { return }
-            hub.subscribe(connection, to: accepted)
-            let posts: [Post]
-            do {
-                posts = try await store.posts(ids: accepted, viewer: connection.user.id)
-            } catch {
-                logger.error("reading snapshots failed", metadata: ["error": "\(error)"])
-                hub.unsubscribe(connection, from: connection.unsubscribe(accepted))
-                connection.send(.error(LiveError(code: "internal_error", detail: "Subscribing failed; try again.")))
-                return
-            }
-            let found = Set(posts.map(\.id))
-            let unavailable = accepted.filter { !found.contains($0) }
-            hub.unsubscribe(connection, from: unavailable)
-            connection.completeSubscribe(found: posts, unavailable: unavailable)
-        case .unsubscribe(let ids):
-            hub.unsubscribe(connection, from: connection.unsubscribe(ids))
-        }
-    }
-}
-
-extension EventsController {
-    /// The error that answers a message over its connection's budget; nothing was done.
-    static func slowDown(_ wait: Duration, _ what: String) -> LiveError {
-        LiveError(
-            code: "rate_limited",
-            detail: "Too many \(what) in a short time; nothing was done. Try again in \(wait.retryAfterSeconds) s.")
-    }
-}
-
-/// What one connection may still send: subscribe and unsubscribe messages, and the snapshots subscribing costs.
-struct MessageBudget {
-    var messages: LocalRateLimit?
-    var snapshots: LocalRateLimit?
-
-    init(rates: RateLimits) {
-        messages = rates.liveMessages.map { LocalRateLimit($0) }
-        snapshots = rates.liveSnapshots.map { LocalRateLimit($0) }
+        let store = store
+        try await LiveSession(
+            hub: hub, user: user, tokenHash: tokenHash, channel: context.channel, options: options,
+            logger: context.logger, snapshots: { ids, viewer in try await store.posts(ids: ids, viewer: viewer) }
+        ).run(inbound: inbound, outbound: outbound)
     }
 }
 

@@ -38,13 +38,14 @@ struct ClientContext {
                 + "`makestagram serve`, or choose another with --server or MAKESTAGRAM_SERVER."
         case .server(let problem):
             let hint: String? =
-                switch problem.code {
-                case "unauthorized": "Your session has ended. Run `makestagram login USERNAME` again."
-                case "username_taken": "Choose another username."
-                case "invalid_credentials": "Check the username and password and try again."
-                case "payload_too_large": "Post a smaller photo."
-                case "not_found": "Check the ID or username (`makestagram feed` lists post IDs)."
-                case "forbidden": "Only the author can do that."
+                switch problem.kind {
+                case .unauthorized: "Your session has ended. Run `makestagram login USERNAME` again."
+                case .usernameTaken: "Choose another username."
+                case .invalidCredentials: "Check the username and password and try again."
+                case .payloadTooLarge: "Post a smaller photo."
+                case .notFound: "Check the ID or username (`makestagram feed` lists post IDs)."
+                case .forbidden: "Only the author can do that."
+                case .rateLimited, .tooManyAttempts, .serverBusy: "Wait a moment and try again."
                 default: nil
                 }
             return [problem.detail, hint].compactMap { $0 }.joined(separator: " ")

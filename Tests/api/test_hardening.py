@@ -332,3 +332,39 @@ def test_acknowledged_writes_are_on_disk_before_the_answer(start, tmp_path):
               if name in ("fsync", "fdatasync") and args.split(">")[0].endswith("/media")
               and before_upload < stamp < upload_answer]
     assert len(media) >= 2 and folder, "photo files and their folder are flushed before the post is answered"
+
+
+def test_per_message_deflate_is_declined_and_frames_stay_plain(start):
+    """The live engine writes finished frames straight to the socket; a negotiated extension would have to
+    transform each one, so the server declines per-message deflate (RFC 7692 lets it) and a client that offers it
+    gets plain frames it can read."""
+    server = start()
+    token = server.sign_up("deflater")
+    sock = connect(server)
+    sock.sendall(
+        b"GET /api/v1/events HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n"
+        + f"Authorization: Bearer {token}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 101 ")
+    assert b"sec-websocket-extensions" not in head.lower(), head
+    sock.settimeout(10)
+    data = b""
+
+    def need(count):
+        nonlocal data
+        while len(data) < count:
+            data += sock.recv(4096)
+
+    need(2)
+    assert data[0] & 0x70 == 0, "RSV1 would mark a compressed frame"
+    assert data[0] & 0x0F == 1 and data[1] & 0x80 == 0
+    length, offset = data[1] & 0x7F, 2
+    if length == 126:
+        need(4)
+        length, offset = struct.unpack("!H", data[2:4])[0], 4
+    need(offset + length)
+    assert json.loads(data[offset:offset + length])["type"] == "hello"

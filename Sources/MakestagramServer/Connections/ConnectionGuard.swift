@@ -1,3 +1,4 @@
+import HTTPTypes
 import Logging
 import NIOCore
 
@@ -221,7 +222,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// A complete response written below the HTTP encoder, for connections that are closed before or instead of
     /// being served: a problem-details body and `Connection: close`.
     static func rawResponse(_ status: Int, _ reason: String) -> ByteBuffer {
-        let code = reason.lowercased().replacingOccurrences(of: " ", with: "_")
+        let code = APIError.code(of: HTTPResponse.Status(code: status)).rawValue
         let body =
             #"{"type":"https://makestagram.dev/problems/\#(code)","title":"\#(reason)","status":\#(status),"#
             + #""detail":"\#(detail(status))","code":"\#(code)"}"#

@@ -1,4 +1,5 @@
 import Hummingbird
+import MakestagramLive
 import NIOCore
 import NIOPosix
 

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Events are encoded once per event (twice for likes: with and without the recipient's like), and fan-out never
 /// waits for a socket.
-final class LiveHub: Service {
+public final class LiveHub: Service {
     private struct Registry {
         var byPost: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
         var byUser: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
@@ -21,12 +21,13 @@ final class LiveHub: Service {
     private let connectionsGauge = Gauge(label: "makestagram_live_connections")
     private let deliveries = Counter(label: "makestagram_live_events_total")
 
-    init(bus: any EventBus) {
+    /// A hub that fans out what `bus` publishes.
+    public init(bus: any EventBus) {
         self.bus = bus
     }
 
     /// Fans out events until the bus ends or the server shuts down.
-    func run() async throws {
+    public func run() async throws {
         for await event in bus.events.cancelOnGracefulShutdown() { fanOut(event) }
     }
 

@@ -9,12 +9,14 @@ import Synchronization
 /// the hub or any other connection: its messages wait in its own bounded ``LiveOutbox``, and when that overflows
 /// the connection is closed with ``LiveCloseCode/resync``.
 ///
-/// Messages leave on one of two paths, never both at once (so they stay in order):
-/// - the fast path: a drain scheduled on the socket's event loop writes what waits straight onto the channel, with
-///   one flush, while the socket can take more (the usual case: no task wakes up, no executor hop);
-/// - the slow path: when the socket cannot take more, the drain hands over to the writer task
-///   (``nextFrames()``), which waits for the socket as long as it must; while it holds the hand-over
-///   (`writerBusy`), drains write nothing, and it hands back only once the outbox is empty.
+/// Messages leave by one of two writers, never both at once, so they stay in order (``Writer``):
+/// - **direct** (the usual case): a drain scheduled on the socket's event loop writes what waits straight onto the
+///   channel as finished frames, with one flush, while the socket can take more: no task wakes up, no executor hop;
+/// - **the writer task** (``nextFrames()``, run by ``LiveSession``): it writes through the WebSocket library's own
+///   outbound writer and waits for the socket as long as it must. It takes over when the socket cannot take more,
+///   and gives the outbox back to direct drains only once it has emptied it. When direct writes are not allowed
+///   (a WebSocket extension such as per-message deflate was negotiated, which must transform every frame) the
+///   writer task writes everything.
 final class LiveConnection: Sendable {
     let user: UserSummary
     /// The session the socket was opened with; logging it out closes the socket.
@@ -25,6 +27,9 @@ final class LiveConnection: Sendable {
     let channel: (any Channel)?
     /// How long a client gets to read what is already on its way and the close frame.
     let closeGrace: TimeAmount
+    /// Whether finished frames may be written below the frame encoder (see ``WireFrame``): only when no extension
+    /// transforms frames, and only with a channel.
+    let directWrites: Bool
 
     /// Why and how the socket is to be closed.
     struct CloseRequest: Sendable, Equatable {
@@ -39,30 +44,45 @@ final class LiveConnection: Sendable {
         case active(viewerHasLiked: Bool, version: Int64)
     }
 
+    /// Who writes what waits in the outbox.
+    private enum Writer {
+        /// Direct drains; none is queued (the outbox is empty, or a drain is about to be queued).
+        case directIdle
+        /// Direct drains; one is queued on the event loop and will write what waits.
+        case directScheduled
+        /// The writer task: the socket could not take more, or direct writes are not allowed. Drains write nothing.
+        case task
+    }
+
     private struct State {
         var subscriptions: [Int64: Subscription] = [:]
         var outbox = LiveOutbox()
-        /// The writer task, parked until it is handed the outbox or the socket is to close.
-        var writer: CheckedContinuation<Void, Never>?
-        /// Whether the writer task holds the hand-over (the socket could not take more); drains write nothing.
-        var writerBusy = false
-        /// Whether a drain is queued on the event loop.
-        var drainScheduled = false
+        var writer: Writer
+        /// The writer task, parked until it has something to write or the socket is to close.
+        var parked: CheckedContinuation<Void, Never>?
         var close: CloseRequest?
         var finished = false
+
+        /// Whether the writer task must run now: it owns the outbox and there is something for it to do.
+        var writerTaskHasWork: Bool {
+            close != nil || finished || (writer == .task && !outbox.isEmpty)
+        }
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(
         user: UserSummary, tokenHash: [UInt8], queueLimit: Int, channel: (any Channel)? = nil,
-        closeGrace: TimeAmount = .seconds(10)
+        closeGrace: TimeAmount = .seconds(10), directWrites: Bool = true
     ) {
         self.user = user
         self.tokenHash = tokenHash
         self.queueLimit = queueLimit
         self.channel = channel
         self.closeGrace = closeGrace
+        let direct = directWrites && channel != nil
+        self.directWrites = direct
+        self.state = Mutex(State(writer: direct ? .directIdle : .task))
         self.encoderContext = channel.map {
             NIOLoopBoundBox.makeEmptyBox(valueType: ChannelHandlerContext.self, eventLoop: $0.eventLoop)
         }
@@ -94,7 +114,7 @@ final class LiveConnection: Sendable {
         let subscribed = LiveDelivery.encode(
             .subscribed(LiveSubscribed(posts: posts.map(\.id).sorted(), unavailable: unavailable.sorted())))
         let snapshots = posts.map { LiveDelivery.encode(.snapshot($0)) }
-        notifyWriter {
+        change {
             $0.outbox.append(subscribed)
             for id in unavailable { $0.subscriptions[id] = nil }
             for (post, snapshot) in zip(posts, snapshots) {
@@ -132,18 +152,18 @@ final class LiveConnection: Sendable {
 
     /// An event about a post the connection may be subscribed to.
     func deliver(_ delivery: LiveDelivery, drains: DrainBatch? = nil) {
-        notifyWriter(drains) { apply(delivery, to: &$0) }
+        change(drains) { apply(delivery, to: &$0) }
     }
 
     /// A new post in the user's home timeline.
     func deliverTimelinePost(_ frame: ByteBuffer, drains: DrainBatch? = nil) {
-        notifyWriter(drains) { $0.outbox.append(frame) }
+        change(drains) { $0.outbox.append(frame) }
     }
 
     /// A deleted post that is subscribed to or was in the user's home timeline: sent once, and the subscription ends.
     func deliverDeletion(_ delivery: LiveDelivery, drains: DrainBatch? = nil) {
         guard case .frame(let frame) = delivery.payload else { return }
-        notifyWriter(drains) {
+        change(drains) {
             $0.subscriptions[delivery.postID] = nil
             $0.outbox.dropLikeState(postID: delivery.postID)
             $0.outbox.append(frame)
@@ -153,7 +173,7 @@ final class LiveConnection: Sendable {
     /// A message of the connection's own (hello, errors).
     func send(_ message: LiveServerMessage) {
         let frame = LiveDelivery.encode(message)
-        notifyWriter { $0.outbox.append(frame) }
+        change { $0.outbox.append(frame) }
     }
 
     private func apply(_ delivery: LiveDelivery, to state: inout State) {
@@ -179,52 +199,44 @@ final class LiveConnection: Sendable {
 
     // MARK: Closing
 
-    /// Asks the writer to close the socket with `code`; waiting messages are dropped.
+    /// Asks the writer task to close the socket with `code`; waiting messages are dropped.
     func close(code: UInt16, reason: String) {
-        notifyWriter {
+        change {
             guard $0.close == nil else { return }
             $0.close = CloseRequest(code: code, reason: reason)
             $0.outbox.removeAll()
         }
     }
 
-    /// The socket is gone: the writer stops.
+    /// The socket is gone: the writer task stops.
     func finish() {
-        notifyWriter { $0.finished = true }
+        change { $0.finished = true }
     }
-
-    /// The frame encoder's place in the socket's pipeline, found on the first drain (on the event loop): frames are
-    /// already encoded (``WireFrame``), so they are written below the encoder, straight towards the socket.
-    private let encoderContext: NIOLoopBoundBox<ChannelHandlerContext?>?
 
     /// Whether a close was requested, and how.
     var closeRequest: CloseRequest? {
         state.withLock { $0.close }
     }
 
-    // MARK: Writer side
+    // MARK: The writer task
 
-    /// The frames to write next, oldest first, once the fast path has handed over to the writer task; waits until
-    /// then. Nil once the socket is to close. (Without a channel, as in unit tests, the writer takes everything.)
+    /// The frames for the writer task to write next, oldest first; waits until it owns the outbox and something
+    /// waits in it. Nil once the socket is to close (then ``closeRequest`` says how).
     func nextFrames() async -> [ByteBuffer]? {
         while true {
             let frames: [ByteBuffer]?? = state.withLock { state in
                 if state.close != nil || state.finished { return .some(nil) }
-                if state.writerBusy || channel == nil {
-                    if !state.outbox.isEmpty { return .some(state.outbox.takeAll()) }
-                    // All written: the fast path may write again.
-                    state.writerBusy = false
-                }
+                guard state.writer == .task else { return nil }
+                if !state.outbox.isEmpty { return .some(state.outbox.takeAll()) }
+                // All written: direct drains may write again.
+                if directWrites { state.writer = .directIdle }
                 return nil
             }
             if let frames { return frames }
             await withCheckedContinuation { continuation in
                 let ready = state.withLock { state in
-                    let handedOver = state.writerBusy || channel == nil
-                    guard state.close == nil, !state.finished, !(handedOver && !state.outbox.isEmpty) else {
-                        return true
-                    }
-                    state.writer = continuation
+                    guard !state.writerTaskHasWork else { return true }
+                    state.parked = continuation
                     return false
                 }
                 if ready { continuation.resume() }
@@ -232,32 +244,29 @@ final class LiveConnection: Sendable {
         }
     }
 
-    /// Changes the state, closes the connection if too much is waiting, and gets what waits on its way: a drain on
-    /// the event loop (fast path; with `drains`, the hub's batch runs it with the other connections of the same
-    /// loop), or the writer task when it holds the hand-over or the socket is to close.
-    private func notifyWriter(_ drains: DrainBatch? = nil, _ change: (inout State) -> Void) {
-        let (writer, drain, closing) = state.withLock {
+    /// Applies `body` to the state, closes the connection if too much is waiting, and gets what waits on its way:
+    /// a direct drain on the event loop (with `drains`, the hub's batch runs it with the other connections of the
+    /// same loop), or the parked writer task.
+    private func change(_ drains: DrainBatch? = nil, _ body: (inout State) -> Void) {
+        let (wake, scheduleDrain, closing) = state.withLock {
             state -> (CheckedContinuation<Void, Never>?, Bool, Bool) in
             guard state.close == nil, !state.finished else { return (nil, false, false) }
-            change(&state)
+            body(&state)
             if state.outbox.count > queueLimit {
                 state.close = CloseRequest(
                     code: LiveCloseCode.resync, reason: "too far behind; reconnect and subscribe again")
                 state.outbox.removeAll()
             }
-            let writerOwns = state.close != nil || state.finished || state.writerBusy || channel == nil
-            if writerOwns {
-                let hasWork = !state.outbox.isEmpty || state.close != nil || state.finished
-                guard hasWork, let writer = state.writer else { return (nil, false, state.close != nil) }
-                state.writer = nil
-                return (writer, false, state.close != nil)
+            if state.writerTaskHasWork {
+                defer { state.parked = nil }
+                return (state.parked, false, state.close != nil)
             }
-            guard !state.outbox.isEmpty, !state.drainScheduled else { return (nil, false, false) }
-            state.drainScheduled = true
+            guard state.writer == .directIdle, !state.outbox.isEmpty else { return (nil, false, false) }
+            state.writer = .directScheduled
             return (nil, true, false)
         }
-        writer?.resume()
-        if drain, let channel {
+        wake?.resume()
+        if scheduleDrain, let channel {
             if let drains {
                 drains.add(self, on: channel.eventLoop)
             } else {
@@ -270,26 +279,27 @@ final class LiveConnection: Sendable {
         }
     }
 
-    /// On the socket's event loop: writes what waits and flushes once, or hands over to the writer task if the
-    /// socket cannot take more.
+    // MARK: Direct writes
+
+    /// On the socket's event loop: writes what waits and flushes once, or hands the outbox to the writer task if
+    /// the socket cannot take more.
     func drain() {
         if let channel { drain(channel) }
     }
 
     private func drain(_ channel: any Channel) {
-        let (frames, writer) = state.withLock { state -> ([ByteBuffer], CheckedContinuation<Void, Never>?) in
-            state.drainScheduled = false
-            guard state.close == nil, !state.finished, !state.writerBusy, !state.outbox.isEmpty else {
-                return ([], nil)
-            }
+        let (frames, wake) = state.withLock { state -> ([ByteBuffer], CheckedContinuation<Void, Never>?) in
+            guard state.writer == .directScheduled else { return ([], nil) }
+            state.writer = .directIdle
+            guard state.close == nil, !state.finished, !state.outbox.isEmpty else { return ([], nil) }
             if channel.isWritable { return (state.outbox.takeAll(), nil) }
-            state.writerBusy = true
-            defer { state.writer = nil }
-            return ([], state.writer)
+            state.writer = .task
+            defer { state.parked = nil }
+            return ([], state.parked)
         }
-        writer?.resume()
+        wake?.resume()
         guard !frames.isEmpty else { return }
-        guard let context = wireContext(channel) else {
+        guard let context = encoderContext(channel) else {
             for frame in frames {
                 channel.write(
                     WebSocketFrame(fin: true, opcode: .text, data: WireFrame.payload(of: frame)), promise: nil)
@@ -300,8 +310,12 @@ final class LiveConnection: Sendable {
         context.flush()
     }
 
-    /// Where encoded frames enter the pipeline: the frame encoder's context (its writes go on towards the socket).
-    private func wireContext(_ channel: any Channel) -> ChannelHandlerContext? {
+    /// The frame encoder's place in the socket's pipeline, found on the first drain (on the event loop).
+    private let encoderContext: NIOLoopBoundBox<ChannelHandlerContext?>?
+
+    /// Where finished frames enter the pipeline: the frame encoder's context, whose writes go on towards the socket
+    /// (see ``WireFrame``).
+    private func encoderContext(_ channel: any Channel) -> ChannelHandlerContext? {
         guard let box = encoderContext else { return nil }
         if let context = box.value { return context }
         let context = try? channel.pipeline.syncOperations.context(handlerType: WebSocketFrameEncoder.self)

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+import MakestagramAPI
+import NIOCore
+import NIOFoundationCompat
+import NIOWebSocket
+import WSCore
+
+/// What one event-stream connection may do and how it is treated when it falls behind.
+public struct LiveOptions: Sendable {
+    /// How many messages may wait for the client before it is closed with ``LiveCloseCode/resync``.
+    public var queueLimit = 1024
+    /// How long a client being closed gets to read what is on its way and the close frame before its socket is cut.
+    public var closeGrace: Duration = .seconds(10)
+    /// Connections one user may hold at once.
+    public var maxSocketsPerUser = 20
+    /// Subscribe and unsubscribe messages the client may send (nil: no limit).
+    public var messages: RateLimit? = RateLimit(20, per: .seconds(10))
+    /// Posts the client may subscribe to, each costing a snapshot (nil: no limit).
+    public var snapshots: RateLimit? = RateLimit(1000, per: .seconds(10))
+    /// Whether finished frames may be written straight below the frame encoder (``WireFrame``): true only when the
+    /// server negotiates no WebSocket extension. With an extension (per-message deflate) every frame goes through
+    /// the WebSocket library's outbound writer, which applies it.
+    public var directWrites = true
+
+    public init() {}
+}
+
+/// Reads a post's current state for a subscribe: the posts among `ids` that exist, as `viewer` sees them.
+public typealias SnapshotReader = @Sendable (_ ids: [Int64], _ viewer: Int64) async throws -> [Post]
+
+/// One socket of the event stream, from hello to close: reads the client's subscribe and unsubscribe messages while
+/// its writer task sends what the hub delivers. The only way a connection is attached to a ``LiveHub``.
+public struct LiveSession: Sendable {
+    let hub: LiveHub
+    let user: UserSummary
+    let tokenHash: [UInt8]
+    let channel: any Channel
+    let options: LiveOptions
+    let snapshots: SnapshotReader
+    let logger: Logger
+
+    /// A session for `user`, opened with the session whose token hashes to `tokenHash` (logging it out closes the
+    /// socket), on `channel`.
+    public init(
+        hub: LiveHub, user: UserSummary, tokenHash: [UInt8], channel: any Channel, options: LiveOptions,
+        logger: Logger, snapshots: @escaping SnapshotReader
+    ) {
+        self.hub = hub
+        self.user = user
+        self.tokenHash = tokenHash
+        self.channel = channel
+        self.options = options
+        self.snapshots = snapshots
+        self.logger = logger
+    }
+
+    /// Serves the socket until it closes. A user over ``LiveOptions/maxSocketsPerUser`` is closed at once with
+    /// ``LiveCloseCode/tryAgainLater``.
+    public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let connection = LiveConnection(
+            user: user, tokenHash: tokenHash, queueLimit: options.queueLimit, channel: channel,
+            closeGrace: .nanoseconds(Int64(options.closeGrace / .nanoseconds(1))), directWrites: options.directWrites)
+        guard hub.register(connection, maxPerUser: options.maxSocketsPerUser) else {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
+                reason: "at most \(options.maxSocketsPerUser) connections per user; close one first")
+        }
+        defer { hub.unregister(connection) }
+        connection.send(
+            .hello(
+                LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while let frames = await connection.nextFrames() {
+                    for frame in frames {
+                        // Through the library's writer, which applies any negotiated extension.
+                        try await outbound.write(
+                            .custom(WebSocketFrame(fin: true, opcode: .text, data: WireFrame.payload(of: frame))))
+                    }
+                }
+                if let close = connection.closeRequest {
+                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(close.code)), reason: close.reason)
+                }
+            }
+            defer { connection.finish() }
+            // The reading loop is one task: its budgets need no lock.
+            var budget = Budget(options)
+            for try await message in inbound.messages(maxSize: 64 * 1024) {
+                await handle(message, on: connection, budget: &budget)
+            }
+        }
+    }
+
+    /// What the connection may still send: messages, and the snapshots subscribing costs.
+    struct Budget {
+        var messages: TokenBucket?
+        var snapshots: TokenBucket?
+
+        init(_ options: LiveOptions) {
+            messages = options.messages.map { TokenBucket($0) }
+            snapshots = options.snapshots.map { TokenBucket($0) }
+        }
+    }
+
+    private func handle(_ message: WebSocketMessage, on connection: LiveConnection, budget: inout Budget) async {
+        if let wait = budget.messages?.take() {
+            return connection.send(.error(Self.slowDown(wait, "messages")))
+        }
+        let data: Data
+        switch message {
+        case .text(let text): data = Data(text.utf8)
+        case .binary(let buffer): data = Data(buffer: buffer)
+        }
+        guard let command = try? JSONDecoder().decode(LiveClientMessage.self, from: data) else {
+            connection.send(
+                .error(
+                    LiveError(
+                        code: .badMessage,
+                        detail: #"Send {"type":"subscribe","posts":[IDs]} or {"type":"unsubscribe","posts":[IDs]}."#)))
+            return
+        }
+        switch command {
+        case .subscribe(let ids):
+            if let wait = budget.snapshots?.take(connection.unsubscribed(among: ids)) {
+                return connection.send(.error(Self.slowDown(wait, "posts subscribed to")))
+            }
+            let (accepted, overCap) = connection.beginSubscribe(ids)
+            if !overCap.isEmpty {
+                connection.send(
+                    .error(
+                        LiveError(
+                            code: .tooManySubscriptions,
+                            detail:
+                                "A connection follows at most \(LiveProtocol.maxSubscriptions) posts; unsubscribe first. "
+                                + "Not subscribed: \(overCap.map(String.init).joined(separator: ", ")).")))
+            }
+            guard !accepted.isEmpty || overCap.isEmpty else { return }
+            hub.subscribe(connection, to: accepted)
+            let posts: [Post]
+            do {
+                posts = try await snapshots(accepted, connection.user.id)
+            } catch {
+                logger.error("reading snapshots failed", metadata: ["error": "\(error)"])
+                hub.unsubscribe(connection, from: connection.unsubscribe(accepted))
+                connection.send(.error(LiveError(code: .internalError, detail: "Subscribing failed; try again.")))
+                return
+            }
+            let found = Set(posts.map(\.id))
+            let unavailable = accepted.filter { !found.contains($0) }
+            hub.unsubscribe(connection, from: unavailable)
+            connection.completeSubscribe(found: posts, unavailable: unavailable)
+        case .unsubscribe(let ids):
+            hub.unsubscribe(connection, from: connection.unsubscribe(ids))
+        }
+    }
+
+    /// The error that answers a message over its connection's budget; nothing was done.
+    static func slowDown(_ wait: Duration, _ what: String) -> LiveError {
+        LiveError(
+            code: .rateLimited,
+            detail: "Too many \(what) in a short time; nothing was done. Try again in \(wait.retryAfterSeconds) s.")
+    }
+}
