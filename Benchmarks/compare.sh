@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# This build beside another one (a binary built from an earlier commit, e.g. in a git worktree) on the same seeded
+# database (server.sh's data), alternating three times: timeline pages of 20 and like/unlike toggles with wrk
+# (1 thread, 64 connections, on the other core). The machines are shared and noisy: only the interleaved rounds
+# make a difference of a few percent visible. Prints a table; appends it to RESULTS.md.
+# Usage: Benchmarks/compare.sh <other makestagram binary> [seconds per run, default 10]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+other="${1:?usage: Benchmarks/compare.sh <other makestagram binary> [seconds]}"
+duration="${2:-10}"
+for tool in wrk sqlite3 curl; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
+done
+bash scripts/install-deps.sh
+swift build -c release --product makestagram
+this="$(swift build -c release --show-bin-path)/makestagram"
+
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+base="http://127.0.0.1:$port"
+
+start() {
+  local bin=$1 flags=()
+  "$bin" serve --help | grep -q -- "--rate-limit" && flags=(--rate-limit all=off)
+  taskset -c 0 "$bin" serve --port "$port" --data "$work/data" --log-level notice "${flags[@]}" \
+    > "$work/server.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && return 0; sleep 0.1; done
+  cat "$work/server.log"
+  exit 1
+}
+stop() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
+rate() { TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"$1" "${@:2}" | awk '/Requests\/sec/ {print int($2)}'; }
+
+echo "== seeding"
+start "$this"
+: > "$work/tokens"
+for i in $(seq 1 64); do
+  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
+    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
+    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
+done
+stop
+sqlite3 "$work/data/makestagram.sqlite" < Benchmarks/seed.sql > /dev/null
+
+rows=""
+for round in 1 2 3; do
+  for name in this other; do
+    bin=$this; [ "$name" = other ] && bin=$other
+    start "$bin"
+    rate 3s -s Benchmarks/timeline.lua "$base" > /dev/null
+    timeline=$(rate "${duration}s" -s Benchmarks/timeline.lua "$base")
+    toggles=$(rate "${duration}s" -s Benchmarks/toggle.lua "$base")
+    stop
+    echo "round $round, $name: timeline $timeline req/s, toggles $toggles req/s"
+    rows+="| $round | $name | $timeline | $toggles |
+"
+  done
+done
+
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
+report=$(printf '### %s — this build (%s) beside %s\n\nMachine: %s. Release builds on server.sh'"'"'s data; server on core 0, wrk (1 thread, 64 connections, %s s) on core 1; builds alternate.\n\n| round | build | timeline req/s | toggles req/s |\n|---|---|---|---|\n%s' \
+  "$(date -u +%Y-%m-%d)" "$(git rev-parse --short HEAD)" "$other" "$machine" "$duration" "$rows")
+echo
+echo "$report"
+printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
