@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(name: "MakestagramWeb", dependencies: ["MakestagramAPI"], resources: [.copy("web")]),
         .systemLibrary(
             name: "CVips",
             pkgConfig: "vips",
@@ -68,7 +69,8 @@ let package = Package(
         .target(
             name: "MakestagramServer",
             dependencies: [
-                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramLive", "Photos",
+                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramLive", "MakestagramWeb",
+                "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -12,14 +12,10 @@ import Photos
 public enum StartupError: Error, CustomStringConvertible {
     /// libvips could not be initialised (is libvips installed?).
     case imageLibraryUnavailable
-    /// The web client's files are not beside the executable.
-    case webClientMissing
 
     public var description: String {
         switch self {
         case .imageLibraryUnavailable: "libvips failed to start; install libvips (Debian: apt-get install libvips-dev)"
-        case .webClientMissing:
-            "the web client's files are missing; run the server from its build folder (makestagram_MakestagramServer.resources)"
         }
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MakestagramWeb
 
 /// Serves the web client: `index.html` for every page of the app (the client routes in the browser) and the files
 /// under `/app/` it loads. The files ship as resources, are read once at start-up and revalidated by ETag.
@@ -21,22 +22,16 @@ struct WebController: Sendable {
     /// The paths the browser-side router knows; each answers with `index.html`.
     static let pages = ["", "login", "signup", "new", "search", "u/:username", "p/:id"]
 
-    /// Reads the client's files from the resources; `maxUploadBytes` is written into the page, so that the upload
+    /// Reads the client's files (MakestagramWeb); `maxUploadBytes` goes into its constants, so that the upload
     /// screen can refuse a file that is too big before sending it.
     init(maxUploadBytes: Int) throws {
-        guard let folder = Bundle.module.url(forResource: "web", withExtension: nil, subdirectory: "Resources")
-        else { throw StartupError.webClientMissing }
         var assets: [String: Asset] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasPrefix(".") {
-            let data = try Data(contentsOf: folder.appendingPathComponent(name))
+        for (name, data) in try WebClient.files(maxUploadBytes: maxUploadBytes) {
             assets[name] = Self.asset(data, name: name)
         }
-        guard let page = assets.removeValue(forKey: "index.html"),
-            let text = page.body.getString(at: 0, length: page.body.readableBytes)
-        else { throw StartupError.webClientMissing }
-        let filled = text.replacingOccurrences(of: "{{maxUploadBytes}}", with: String(maxUploadBytes))
+        guard let index = assets.removeValue(forKey: "index.html") else { throw WebClient.LoadError.missing }
         self.assets = assets
-        self.index = Self.asset(Data(filled.utf8), name: "index.html")
+        self.index = index
     }
 
     static func asset(_ data: Data, name: String) -> Asset {

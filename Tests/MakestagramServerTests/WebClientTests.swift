@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import MakestagramAPI
 import ServerTestSupport
 import Testing
 
@@ -17,7 +18,19 @@ import Testing
             #expect(response.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
             let page = String(buffer: response.body)
             #expect(page.contains(#"<script type="module" src="/app/main.js">"#))
-            #expect(page.contains(#"name="makestagram-max-upload-bytes" content="1234""#))
+        }
+    }
+
+    @Test func theClientGetsTheValuesItSharesWithTheServerFromTheServer() async throws {
+        try await TestServer.run({ $0.maxUploadBytes = 1234 }) { client, _ in
+            let module = try await client.executeRequest(
+                uri: "/app/constants.js", method: .get, headers: [:], body: nil)
+            #expect(module.headers[.contentType] == "text/javascript; charset=utf-8")
+            let text = String(buffer: module.body)
+            #expect(text.contains("maxUploadBytes: 1234"))
+            for code in ProblemCode.allCases { #expect(text.contains("\"\(code.rawValue)\"")) }
+            #expect(text.contains("resync: \(LiveCloseCode.resync)"))
+            #expect(text.contains("likersPreview: \(Post.likersPreviewLimit)"))
         }
     }
 

@@ -2,6 +2,7 @@
 // too. Server states are ordered by the post's version (answers and live events alike); the viewer's own like is
 // shown at once and rolled back if the server refuses it.
 
+import { limits } from "./constants.js";
 import { api } from "./api.js";
 import { toast } from "./dom.js";
 
@@ -23,7 +24,7 @@ class PostModel {
     const likeCount = post.likeCount + Number(liked) - Number(post.viewerHasLiked);
     let likers = post.likers;
     const me = store.me?.username;
-    if (me && liked && !likers.includes(me)) likers = [me, ...likers].slice(0, 3);
+    if (me && liked && !likers.includes(me)) likers = [me, ...likers].slice(0, limits.likersPreview);
     if (me && !liked) likers = likers.filter((name) => name !== me);
     return { ...post, viewerHasLiked: liked, likeCount, likers };
   }

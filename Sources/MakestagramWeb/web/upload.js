@@ -1,14 +1,15 @@
 // Sharing a photo: choose or drop it, see a preview, write a caption, watch the upload, land on the feed.
 
+import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
 import { h, icon, replace, toast } from "./dom.js";
 import { feed } from "./feed.js";
 
-const MAX_CAPTION = 2200;
+const MAX_CAPTION = limits.captionLength[1];
 
-/** The server's upload limit, written into the page by the server. */
+/** The server's upload limit. */
 function maxUploadBytes() {
-  return Number(document.querySelector('meta[name="makestagram-max-upload-bytes"]')?.content) || 20 * 1024 * 1024;
+  return limits.maxUploadBytes;
 }
 
 function megabytes(bytes) {
@@ -18,13 +19,13 @@ function megabytes(bytes) {
 /** What to tell the person when the server refuses the photo. */
 export function uploadErrorMessage(error) {
   switch (error.code) {
-    case "payload_too_large":
+    case code.payloadTooLarge:
       return `This photo is too big. Photos can be up to ${megabytes(maxUploadBytes())}.`;
-    case "unsupported_media_type":
+    case code.unsupportedMediaType:
       return "That file isn't a photo Makestagram can read. Choose a JPEG, PNG, WebP or HEIC photo.";
-    case "invalid_image":
+    case code.invalidImage:
       return "That photo is broken or incomplete and can't be read. Try another one.";
-    case "image_too_large":
+    case code.imageTooLarge:
       return `That photo has too many pixels. ${error.detail}`;
     case "network":
       return "The upload failed: the server could not be reached. Check your connection and try again.";

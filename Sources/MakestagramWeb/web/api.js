@@ -1,5 +1,7 @@
 // The HTTP API client: JSON in and out, the bearer token, problem details as errors, uploads with progress.
 
+import { problem as code } from "./constants.js";
+
 const TOKEN_KEY = "makestagram.token";
 
 /** An error answer (RFC 9457 problem details), or a network failure (status 0, code "network"). */
@@ -78,7 +80,7 @@ export const api = {
       problem.title ?? "Request failed",
       problem.detail ?? `The server answered ${status}.`,
     );
-    if (status === 401 && authenticated && error.code === "unauthorized") onUnauthorized();
+    if (status === 401 && authenticated && error.code === code.unauthorized) onUnauthorized();
     throw error;
   },
 

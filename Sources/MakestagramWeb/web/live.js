@@ -2,10 +2,7 @@
 // subscribed to the posts on screen, reconnecting with backoff and resubscribing so the snapshots catch up.
 
 import { api, APIError } from "./api.js";
-
-const CLOSE_RESYNC = 4000;
-const CLOSE_SESSION_ENDED = 4001;
-const CLOSE_UNAUTHORIZED = 4002;
+import { closeCode, limits } from "./constants.js";
 
 export class LiveStream {
   /**
@@ -18,7 +15,7 @@ export class LiveStream {
     this.handlers = handlers;
     this.wanted = new Map(); // post ID → how many views show it
     this.subscribed = new Set();
-    this.maxSubscriptions = 500;
+    this.maxSubscriptions = limits.maxSubscriptions;
     this.socket = null;
     this.attempt = 0;
     this.everConnected = false;
@@ -132,12 +129,12 @@ export class LiveStream {
     this.ready = false;
     this.subscribed.clear();
     if (this.stopped) return;
-    if (code === CLOSE_SESSION_ENDED) return this.handlers.onSessionEnded();
-    if (code === CLOSE_RESYNC) {
+    if (code === closeCode.sessionEnded) return this.handlers.onSessionEnded();
+    if (code === closeCode.resync) {
       this.attempt = 0;
       return this.connect();
     }
-    if (code === CLOSE_UNAUTHORIZED) {
+    if (code === closeCode.unauthorized) {
       // The ticket was refused: the token itself may be gone, which the ticket request then says.
       return this.retry();
     }

@@ -1,6 +1,7 @@
 // A post card: author, photo (its space reserved before it loads), heart, counts, "Liked by …", caption, latest
 // comments and a comment box. It redraws its live parts whenever the post's model changes.
 
+import { limits } from "./constants.js";
 import { h, icon, avatar, replace, timeElement, plural, toast, openDialog, confirmDialog } from "./dom.js";
 import { store } from "./posts.js";
 import { showUserList } from "./lists.js";
@@ -106,7 +107,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
     name: "text",
     placeholder: "Add a comment…",
     autocomplete: "off",
-    maxlength: 2200,
+    maxlength: limits.commentLength[1],
     required: true,
   });
   const submit = h("button.text-button.strong", { type: "submit", disabled: true }, "Post");

@@ -1,5 +1,6 @@
 // Log-in and sign-up screens.
 
+import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
 
@@ -73,8 +74,8 @@ export function loginView(root, { onSession }) {
       onSession(answer);
     },
     (problem) => {
-      if (problem.code === "invalid_credentials") return "Wrong username or password. Check both and try again.";
-      if (problem.code === "too_many_attempts") return problem.detail;
+      if (problem.code === code.invalidCredentials) return "Wrong username or password. Check both and try again.";
+      if (problem.code === code.tooManyAttempts) return problem.detail;
     },
   );
   const footer = ["New here? ", h("a", { href: "/signup" }, "Sign up")];
@@ -86,14 +87,14 @@ export function signupView(root, { onSession }) {
   const username = field(
     "username",
     "Username",
-    { ...HANDLE, required: true, minlength: 3, maxlength: 30, pattern: "[a-z0-9_.]{3,30}" },
+    { ...HANDLE, required: true, minlength: limits.usernameLength[0], maxlength: limits.usernameLength[1], pattern: "[a-z0-9_.]{3,30}" },
     "3–30 lower-case letters, digits, _ or .",
   );
-  const displayName = field("displayName", "Name", { autocomplete: "name", required: true, maxlength: 50 });
+  const displayName = field("displayName", "Name", { autocomplete: "name", required: true, maxlength: limits.displayNameLength[1] });
   const password = field(
     "password",
     "Password",
-    { type: "password", autocomplete: "new-password", required: true, minlength: 8 },
+    { type: "password", autocomplete: "new-password", required: true, minlength: limits.passwordBytes[0] },
     "At least 8 characters.",
   );
   const error = h("p.form-error", { role: "alert" });
@@ -125,8 +126,8 @@ export function signupView(root, { onSession }) {
       onSession(answer);
     },
     (problem) => {
-      if (problem.code === "username_taken") return "That username is taken. Try another one.";
-      if (problem.code === "invalid_field") return `Check the form: ${problem.detail}`;
+      if (problem.code === code.usernameTaken) return "That username is taken. Try another one.";
+      if (problem.code === code.invalidField) return `Check the form: ${problem.detail}`;
     },
   );
   const footer = ["Have an account? ", h("a", { href: "/login" }, "Log in")];

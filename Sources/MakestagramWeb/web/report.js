@@ -1,5 +1,6 @@
 // Reporting a post to the moderators, with a reason.
 
+import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
 import { h, openDialog, toast } from "./dom.js";
 
@@ -9,7 +10,7 @@ export function reportPost(id) {
       id: "report-reason",
       name: "reason",
       rows: 3,
-      maxlength: 500,
+      maxlength: limits.reportReasonLength[1],
       required: true,
       placeholder: "Spam, harassment, something else…",
     });
@@ -28,7 +29,7 @@ export function reportPost(id) {
             toast("Thanks. The moderators will look at this post.");
           } catch (problem) {
             error.textContent =
-              problem.code === "already_reported" ? "You have already reported this post." : problem.message;
+              problem.code === code.alreadyReported ? "You have already reported this post." : problem.message;
             send.disabled = false;
           }
         },
