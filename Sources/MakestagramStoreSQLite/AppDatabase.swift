@@ -13,16 +13,19 @@ public struct AppDatabase: Sendable {
     let commitActions = CommitActions()
     /// Every write transaction goes through here.
     let writes: GroupCommit
+    /// Reads holding a reader connection (see ``read(_:)``).
+    let readers: ReaderSlots
 
-    /// Opens the database at `path` in WAL mode, creating and migrating it as needed.
-    public init(path: String) throws {
+    /// Opens the database at `path` in WAL mode, creating and migrating it as needed, with `readers` reader
+    /// connections.
+    public init(path: String, readers: Int = 8) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Reads come from mapped pages and a 16 MiB page cache per connection instead of a syscall per page.
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }
-        configuration.maximumReaderCount = 8
+        configuration.maximumReaderCount = readers
         let pool = try DatabasePool(path: path, configuration: configuration)
         // FULL: each commit's log reaches the disk (fsync) before the commit returns, so a write the client was
         // told succeeded survives a power loss or kernel crash; NORMAL (which GRDB sets when it opens a pool in WAL
@@ -35,6 +38,7 @@ public struct AppDatabase: Sendable {
     /// Wraps an open database (a `DatabaseQueue()` in memory for quick tests) and migrates it.
     public init(writer: any DatabaseWriter) throws {
         self.writer = writer
+        readers = ReaderSlots(capacity: (writer as? DatabasePool)?.configuration.maximumReaderCount ?? 1)
         writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
         // Before the commit actions: kept versions are dropped before anybody hears of the change.

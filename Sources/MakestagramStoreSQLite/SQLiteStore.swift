@@ -34,35 +34,14 @@ public struct SQLiteStore: Store {
         }
     }
 
-    /// Runs a read, translating database failures into ``StoreError``.
-    ///
-    /// Reads run on the calling thread: in WAL mode they never wait for writers, and from mapped pages they take
-    /// microseconds, less than the two thread hops an asynchronous read costs (measured in Benchmarks/RESULTS.md).
+    /// Runs a read (see ``AppDatabase/read(_:)``), translating database failures into ``StoreError``.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try readOnThisThread(body)
+            return try await database.read(body)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
             throw StoreError.database(error.description)
-        }
-    }
-
-    /// One read transaction on a reader connection. GRDB's `read` prepares its `BEGIN` and `COMMIT` anew for every
-    /// read (SQL parsing and its authorizer were a third of a short read's time in the profile); these statements
-    /// are prepared once per connection.
-    private func readOnThisThread<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.writer.unsafeRead { db in
-            try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
-            let value: T
-            do {
-                value = try body(db)
-            } catch {
-                try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
-                throw error
-            }
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-            return value
         }
     }
 

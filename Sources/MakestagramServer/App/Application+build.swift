@@ -23,12 +23,19 @@ public enum StartupError: Error, CustomStringConvertible {
 /// Opens (creating and migrating) the data folder, sweeps stray media, seeds demo data if asked, and returns the
 /// application ready to run.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    try await buildApplication(configuration, database: AppDatabase(path: configuration.databasePath))
+}
+
+/// The application over an open database (tests open theirs to reach it while the server runs).
+func buildApplication(_ configuration: ServerConfiguration, database: @autoclosure () throws -> AppDatabase)
+    async throws -> some ApplicationProtocol
+{
     var logger = Logger(label: "makestagram")
     logger.logLevel = configuration.logLevel
     guard PhotoProcessor.prepare() else { throw StartupError.imageLibraryUnavailable }
     try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
     let bus = LocalEventBus()
-    let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath), events: bus)
+    let store = SQLiteStore(database: try database(), events: bus)
     let media = try MediaStore(directory: configuration.mediaDirectory)
     let swept = try media.sweep(keeping: try await store.referencedMediaFiles())
     if swept > 0 { logger.notice("removed media files no post refers to", metadata: ["count": "\(swept)"]) }
