@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.0"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         .target(name: "MakestagramAPI"),
@@ -84,6 +86,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.copy("Resources")]
         ),
@@ -92,6 +96,7 @@ let package = Package(
             dependencies: [
                 "MakestagramServer", "MakestagramKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -139,7 +144,8 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramStoreSQLite", "MakestagramLive", "Photos", "TestFixtures", "ServerTestSupport",
+                "MakestagramServer", "MakestagramStoreSQLite", "MakestagramLive",
+                .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures", "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

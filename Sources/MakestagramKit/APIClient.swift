@@ -1,5 +1,6 @@
 import Foundation
 import MakestagramAPI
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,7 +14,7 @@ public final class APIClient: Sendable {
     public let server: URL
     let transport: any HTTPTransport
     let retryPolicy: RetryPolicy
-    private let tokenStorage: LockedValue<String?>
+    private let tokenStorage: Mutex<String?>
 
     /// How idempotent requests (GET, PUT, DELETE) are retried when they do not get through or the server is
     /// briefly unavailable. POSTs are never retried: the first may have been applied.
@@ -40,12 +41,12 @@ public final class APIClient: Sendable {
         self.server = server
         self.transport = transport
         self.retryPolicy = retryPolicy
-        self.tokenStorage = LockedValue(token)
+        self.tokenStorage = Mutex(token)
     }
 
     /// The bearer token sent with each request; nil when logged out.
     public var token: String? {
-        get { tokenStorage.current }
+        get { tokenStorage.withLock { $0 } }
         set { tokenStorage.withLock { $0 = newValue } }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import MakestagramAPI
+import Synchronization
 
 /// A logged-in session as an app keeps it between launches: which server, which user, and the bearer token.
 public struct Credentials: Codable, Sendable, Equatable {
@@ -27,7 +28,7 @@ public protocol CredentialStore: Sendable {
 
 /// Keeps sessions in memory only (for tests and for apps that never remember a login).
 public final class InMemoryCredentialStore: CredentialStore {
-    private let sessions = LockedValue<[String: Credentials]>([:])
+    private let sessions = Mutex<[String: Credentials]>([:])
 
     public init() {}
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MakestagramKit
+import Synchronization
 
 /// `makestagram post IMAGE --caption …`: shares a photo, with a progress bar.
 struct PostPhoto: AsyncParsableCommand {
@@ -38,10 +39,9 @@ struct PostPhoto: AsyncParsableCommand {
 }
 
 /// A one-line upload progress bar on standard error: `[██████░░░░]  60%  1.2 of 2.0 MB`.
-final class ProgressBar: @unchecked Sendable {
+final class ProgressBar: Sendable {
     private let total: Int
-    private let lock = NSLock()
-    private var shown = -1
+    private let shown = Mutex(-1)
 
     init(total: Int) {
         self.total = total
@@ -49,7 +49,7 @@ final class ProgressBar: @unchecked Sendable {
 
     func update(_ fraction: Double) {
         let percent = Int((fraction * 100).rounded(.down))
-        let changed = lock.withLock {
+        let changed = shown.withLock { shown in
             defer { shown = percent }
             return percent != shown
         }

@@ -1,56 +1,70 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import Hummingbird
 import Logging
 import MakestagramServer
 
 /// `makestagram serve`: runs the HTTP server.
+///
+/// The options are parsed here only to be handed to swift-configuration (``ServerConfiguration/load(flags:file:)``),
+/// which takes each setting from the command line, the environment or a configuration file, in that order, and
+/// checks it; the defaults written in the help are ``ServerConfiguration``'s.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Makestagram server.",
         discussion: """
             With no options it listens on 127.0.0.1:8080 and keeps everything (SQLite database and photos) in \
             ./makestagram-data, creating and migrating it as needed. Every option can also be set with the \
-            environment variable named in its help; an option on the command line wins.
+            environment variable named in its help, or in a JSON file given with --config whose keys are the \
+            options' names ({"port": 8081, "rate-limits": ["likes=300/m"]}); an option on the command line wins, \
+            then the environment, then the file.
             """)
 
-    static let environment = ProcessInfo.processInfo.environment
+    @Option(help: "Address to listen on (MAKESTAGRAM_HOST). (default: 127.0.0.1)")
+    var host: String?
 
-    @Option(help: "Address to listen on (MAKESTAGRAM_HOST).")
-    var host = environment["MAKESTAGRAM_HOST"] ?? "127.0.0.1"
+    @Option(help: "Port to listen on; 0 picks a free port (MAKESTAGRAM_PORT). (default: 8080)")
+    var port: Int?
 
-    @Option(help: "Port to listen on; 0 picks a free port (MAKESTAGRAM_PORT).")
-    var port = environment["MAKESTAGRAM_PORT"].flatMap(Int.init) ?? 8080
+    @Option(
+        name: .customLong("data"),
+        help: "Folder for the database and media (MAKESTAGRAM_DATA). (default: makestagram-data)")
+    var dataDirectory: String?
 
-    @Option(name: .customLong("data"), help: "Folder for the database and media (MAKESTAGRAM_DATA).")
-    var dataDirectory = environment["MAKESTAGRAM_DATA"] ?? "makestagram-data"
+    @Option(help: "Largest upload in bytes; larger bodies get 413 (MAKESTAGRAM_MAX_UPLOAD_BYTES). (default: 20971520)")
+    var maxUploadBytes: Int?
 
-    @Option(help: "Largest upload in bytes; larger bodies get 413 (MAKESTAGRAM_MAX_UPLOAD_BYTES).")
-    var maxUploadBytes = environment["MAKESTAGRAM_MAX_UPLOAD_BYTES"].flatMap(Int.init) ?? 20 * 1024 * 1024
+    @Option(help: "Most pixels an uploaded image may have; more gets 422 (MAKESTAGRAM_MAX_PIXELS). (default: 50000000)")
+    var maxPixels: Int?
 
-    @Option(help: "Most pixels an uploaded image may have; more gets 422 (MAKESTAGRAM_MAX_PIXELS).")
-    var maxPixels = environment["MAKESTAGRAM_MAX_PIXELS"].flatMap(Int.init) ?? 50_000_000
+    @Option(
+        help: ArgumentHelp(
+            "Uploads decoded at once; bounds memory (MAKESTAGRAM_IMAGE_CONCURRENCY). "
+                + "(default: \(ProcessInfo.processInfo.activeProcessorCount), the number of cores)"))
+    var imageConcurrency: Int?
 
-    @Option(help: "Uploads decoded at once; bounds memory (MAKESTAGRAM_IMAGE_CONCURRENCY).")
-    var imageConcurrency =
-        environment["MAKESTAGRAM_IMAGE_CONCURRENCY"].flatMap(Int.init) ?? ProcessInfo.processInfo.activeProcessorCount
-
-    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical (MAKESTAGRAM_LOG_LEVEL).")
-    var logLevel = environment["MAKESTAGRAM_LOG_LEVEL"] ?? "info"
+    @Option(
+        help:
+            "Log level: trace, debug, info, notice, warning, error or critical (MAKESTAGRAM_LOG_LEVEL). (default: info)"
+    )
+    var logLevel: String?
 
     @Option(
         help: "Most connections open at once; default: what the open-file limit allows (MAKESTAGRAM_MAX_CONNECTIONS).")
-    var maxConnections = environment["MAKESTAGRAM_MAX_CONNECTIONS"].flatMap(Int.init)
+    var maxConnections: Int?
 
-    @Option(help: "Seconds a client gets to send a request's head (MAKESTAGRAM_HEADER_TIMEOUT).")
-    var headerTimeout = environment["MAKESTAGRAM_HEADER_TIMEOUT"].flatMap(Int.init) ?? 15
+    @Option(help: "Seconds a client gets to send a request's head (MAKESTAGRAM_HEADER_TIMEOUT). (default: 15)")
+    var headerTimeout: Int?
 
-    @Option(help: "Seconds an idle keep-alive connection stays open (MAKESTAGRAM_IDLE_TIMEOUT).")
-    var idleTimeout = environment["MAKESTAGRAM_IDLE_TIMEOUT"].flatMap(Int.init) ?? 60
+    @Option(help: "Seconds an idle keep-alive connection stays open (MAKESTAGRAM_IDLE_TIMEOUT). (default: 60)")
+    var idleTimeout: Int?
 
     @Option(
-        help: "Slowest request body accepted: bytes per second after the header timeout (MAKESTAGRAM_MIN_UPLOAD_RATE).")
-    var minUploadRate = environment["MAKESTAGRAM_MIN_UPLOAD_RATE"].flatMap(Int.init) ?? 1024
+        help:
+            "Slowest request body accepted: bytes per second after the header timeout (MAKESTAGRAM_MIN_UPLOAD_RATE). (default: 1024)"
+    )
+    var minUploadRate: Int?
 
     @Option(
         name: .customLong("rate-limit"),
@@ -59,55 +73,53 @@ struct Serve: AsyncParsableCommand {
                 + "all=off turns every limit off (load tests only). "
                 + "Names: \(RateLimits.names.joined(separator: ", ")) (MAKESTAGRAM_RATE_LIMITS, comma-separated).",
             valueName: "name=limit"))
-    var rateLimits: [String] =
-        environment["MAKESTAGRAM_RATE_LIMITS"].map { $0.split(separator: ",").map(String.init) } ?? []
+    var rateLimits: [String] = []
 
     @Option(
         help: ArgumentHelp(
             "Reverse proxies whose X-Forwarded-For names the client: addresses or CIDR ranges, comma-separated "
                 + "(MAKESTAGRAM_TRUSTED_PROXIES)."))
-    var trustedProxies = environment["MAKESTAGRAM_TRUSTED_PROXIES"] ?? ""
+    var trustedProxies: String?
 
-    @Flag(help: "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments.")
-    var demo = environment["MAKESTAGRAM_DEMO"] == "1"
+    @Flag(
+        help: ArgumentHelp(
+            "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments "
+                + "(MAKESTAGRAM_DEMO=1)."))
+    var demo = false
 
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
-        guard maxUploadBytes > 0 else { throw ValidationError("--max-upload-bytes must be positive") }
-        guard maxPixels > 0 else { throw ValidationError("--max-pixels must be positive") }
-        guard imageConcurrency > 0 else { throw ValidationError("--image-concurrency must be positive") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
-        guard maxConnections.map({ $0 > 0 }) ?? true else {
-            throw ValidationError("--max-connections must be positive")
-        }
-        guard headerTimeout > 0, idleTimeout > 0, minUploadRate > 0 else {
-            throw ValidationError("--header-timeout, --idle-timeout and --min-upload-rate must be positive")
-        }
-        var limits = RateLimits()
-        for setting in rateLimits where !limits.apply(setting) {
-            throw ValidationError("--rate-limit \(setting): write NAME=COUNT/PERIOD or NAME=off")
-        }
-        guard TrustedProxies(parsing: trustedProxies) != nil else {
-            throw ValidationError("--trusted-proxies: write addresses or CIDR ranges, comma-separated")
-        }
+    @Option(name: .customLong("config"), help: "A JSON file of settings, named as the options (MAKESTAGRAM_CONFIG).")
+    var configFile: String?
+
+    /// The options given on the command line, by setting.
+    var flags: [ServerConfiguration.Key: ConfigContent] {
+        var flags: [ServerConfiguration.Key: ConfigContent] = [:]
+        func set(_ key: ServerConfiguration.Key, _ value: String?) { if let value { flags[key] = .string(value) } }
+        func set(_ key: ServerConfiguration.Key, _ value: Int?) { if let value { flags[key] = .int(value) } }
+        set(.host, host)
+        set(.port, port)
+        set(.data, dataDirectory)
+        set(.maxUploadBytes, maxUploadBytes)
+        set(.maxPixels, maxPixels)
+        set(.imageConcurrency, imageConcurrency)
+        set(.logLevel, logLevel)
+        set(.maxConnections, maxConnections)
+        set(.headerTimeout, headerTimeout)
+        set(.idleTimeout, idleTimeout)
+        set(.minUploadRate, minUploadRate)
+        set(.trustedProxies, trustedProxies)
+        if !rateLimits.isEmpty { flags[.rateLimits] = .stringArray(rateLimits) }
+        if demo { flags[.demo] = .bool(true) }
+        return flags
     }
 
     func run() async throws {
-        var configuration = ServerConfiguration()
-        configuration.host = host
-        configuration.port = port
-        configuration.dataDirectory = URL(fileURLWithPath: dataDirectory)
-        configuration.maxUploadBytes = maxUploadBytes
-        configuration.maxPixels = maxPixels
-        configuration.imageConcurrency = imageConcurrency
-        configuration.logLevel = Logger.Level(rawValue: logLevel) ?? .info
-        configuration.demo = demo
-        configuration.connections.maxConnections = maxConnections
-        configuration.connections.headTimeout = .seconds(headerTimeout)
-        configuration.connections.idleTimeout = .seconds(idleTimeout)
-        configuration.connections.minBodyBytesPerSecond = minUploadRate
-        for setting in rateLimits { _ = configuration.rateLimits.apply(setting) }
-        configuration.trustedProxies = TrustedProxies(parsing: trustedProxies) ?? TrustedProxies()
+        let configuration: ServerConfiguration
+        do {
+            configuration = try await ServerConfiguration.load(
+                flags: flags, file: configFile ?? ProcessInfo.processInfo.environment["MAKESTAGRAM_CONFIG"])
+        } catch let error as ConfigurationError {
+            throw ValidationError(error.description)
+        }
         ConnectionLimits.raiseDescriptorLimit()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, logLevel: level) }
