@@ -1,3 +1,5 @@
+// CVips: libvips as a system library (pkg-config vips), and a shim for its variadic C calls, which Swift cannot
+// make; only Photos uses it.
 #ifndef MAKESTAGRAM_CVIPS_SHIM_H
 #define MAKESTAGRAM_CVIPS_SHIM_H
 

@@ -1,3 +1,7 @@
+// Incremental: reactive values that keep views in sync with changing state — inputs, derived values recomputed
+// glitch-free in height order with equality cut-off, batches, flatMap, incremental arrays, observations and the
+// Box that ties bindings to a view's lifetime — confined to one actor, with no dependencies.
+
 /// A value that changes over time, read-only: an ``Input``'s value, or one derived from others with `map`,
 /// `flatMap` and `zip`.
 ///

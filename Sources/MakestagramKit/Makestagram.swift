@@ -1,3 +1,7 @@
+// MakestagramKit: the client SDK for apps on Apple platforms and Linux — the HTTP client with typed problems and
+// retries, sessions kept in the Keychain or a 0600 file, one observable model per post on Incremental, feeds with
+// refresh and paging, live events merged by version, and an offline cache.
+
 import Foundation
 import Incremental
 import MakestagramAPI

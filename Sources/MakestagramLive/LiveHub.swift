@@ -1,3 +1,7 @@
+// MakestagramLive: the live-update engine. Committed changes go in through an EventBus; the LiveHub fans each one
+// out to the WebSocket connections it concerns, each with its own bounded, coalescing outbox, so a slow client never
+// slows another. A socket is attached with a LiveSession; nothing else is public.
+
 import MakestagramAPI
 import MakestagramStore
 import Metrics

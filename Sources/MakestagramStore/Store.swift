@@ -1,3 +1,7 @@
+// MakestagramStore: what the server keeps, as a protocol — the Store's operations, its records and errors, and the
+// StoreEvent each committed change becomes — so that routes, caches and live updates never depend on which
+// database sits underneath.
+
 import MakestagramAPI
 
 /// Everything the server keeps, behind one protocol so that SQLite and (later) PostgreSQL can both serve it.

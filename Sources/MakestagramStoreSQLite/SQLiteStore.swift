@@ -1,3 +1,7 @@
+// MakestagramStoreSQLite: the Store on SQLite through GRDB — the schema whose triggers keep every count exact,
+// append-only migrations, group commit, reads that never wait on the calling thread, and the caches (sessions,
+// timeline windows) that commits keep exact.
+
 import Foundation
 import GRDB
 import MakestagramAPI

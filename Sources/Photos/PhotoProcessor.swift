@@ -1,3 +1,6 @@
+// Photos: the photo pipeline on libvips (the only user of CVips) — format from the bytes, pixel limit from the
+// header before decoding, upright orientation, every metadata block removed, and the stored variants.
+
 import CVips
 import Foundation
 

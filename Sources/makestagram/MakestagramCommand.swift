@@ -1,3 +1,6 @@
+// makestagram: the command line — `serve` (thin: its settings go to MakestagramServer through
+// swift-configuration) and the client commands, one file each, on MakestagramKit.
+
 import ArgumentParser
 import Dispatch
 import Foundation

@@ -1,3 +1,8 @@
+// MakestagramServer: the HTTP server — configuration and start-up (App), connection guards (Connections), rate
+// limits and input checks (Protection), errors and middleware (HTTP), the API's routes (Routes), posts' JSON and
+// its cache (Rendering), photo uploads and files (Media), logs and metrics (Observability) and demo data (Demo) —
+// over a Store, the live engine and the web client.
+
 import Foundation
 import Hummingbird
 import HummingbirdCore

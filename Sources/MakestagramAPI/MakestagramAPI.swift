@@ -1,3 +1,8 @@
+// MakestagramAPI: the wire types every part shares — users, posts, comments, pages, problems and their codes, the
+// live-update messages, field limits and text rules — with no dependency beyond Foundation, so that the server,
+// the SDK, the command line and (through the constants the server writes for it) the web client agree by
+// construction rather than by copies.
+
 import Foundation
 
 /// The JSON conventions of the API (ISO 8601 dates), shared by server and clients.
