@@ -27,6 +27,24 @@ import Testing
         }
     }
 
+    /// The schema keeps the likers preview (a trigger's `LIMIT`); the API, the SDK and the web client read its size
+    /// from ``Post/likersPreviewLimit``: they must agree.
+    @Test(arguments: StoreFactory.all)
+    func theLikersPreviewHoldsThePreviewLimitNewestFirst(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let author = try await store.user("author")
+            let post = try await store.photoPost(by: author)
+            var names: [String] = []
+            for index in 0..<(Post.likersPreviewLimit + 2) {
+                let name = "liker\(index)"
+                _ = try await store.setLike(postID: post, viewer: try await store.user(name), liked: true)
+                names.insert(name, at: 0)
+            }
+            let read = try #require(try await store.post(id: post, viewer: author))
+            #expect(read.likers == Array(names.prefix(Post.likersPreviewLimit)))
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func sessionsEndAtOnce(factory: StoreFactory) async throws {
         try await withStore(factory) { store in
