@@ -38,8 +38,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var phase: Phase = .idle(since: .now(), fresh: true)
     /// Requests whose head has been read and whose response has not ended.
     private var unanswered = 0
-    /// Whether any request head reached the observer (after that, the connection can no longer be upgraded).
-    private var sawRequest = false
+    /// Whether the connection may still switch to WebSocket: until its first answer is written, or a first request
+    /// reaches the observer (an upgrade is only ever the first request's answer). After that, writes pass untouched.
+    private var mayUpgrade = true
     private var admitted = false
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
@@ -112,10 +113,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if !sawRequest, case .byteBuffer(let buffer) = unwrapOutboundIn(data), Self.isSwitchingProtocols(buffer) {
-            phase = .webSocket
-            timer?.cancel()
-            timer = nil
+        if mayUpgrade, case .byteBuffer(let buffer) = unwrapOutboundIn(data) {
+            mayUpgrade = false
+            if Self.isSwitchingProtocols(buffer) {
+                phase = .webSocket
+                timer?.cancel()
+                timer = nil
+            }
         }
         context.write(data, promise: promise)
     }
@@ -130,7 +134,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Requests (from RequestObserver and MalformedRequestHandler)
 
     func requestHeadRead() {
-        sawRequest = true
+        mayUpgrade = false
         unanswered += 1
         phase = .body(since: .now(), received: 0)
         if let context { updateTimer(context) }
