@@ -222,6 +222,12 @@ do {
         defer { box.unbindAll() }
         return perChange(writeAll)
     }()
+    let setter: Double = {
+        let box = Box(view)
+        box.bind(\.text, to: text) { view, text in view.text = text }
+        defer { box.unbindAll() }
+        return perChange(writeAll)
+    }()
     let optional: Double = {
         let box = Box(view)
         box.bind(\.label, to: text)
@@ -244,6 +250,9 @@ do {
     )
     print(
         "| `box.bind(\\.text, to: text)` | \(String(format: "%.1f", keyPath)) | \(String(format: "%.2f", keyPath / baseline)) |"
+    )
+    print(
+        "| `box.bind(\\.text, to: text) { $0.text = $1 }` (the setter written out) | \(String(format: "%.1f", setter)) | \(String(format: "%.2f", setter / baseline)) |"
     )
     print(
         "| `box.bind(\\.label, to: text)` (optional property) | \(String(format: "%.1f", optional)) | \(String(format: "%.2f", optional / baseline)) |"

@@ -15,17 +15,19 @@
 /// Binding the same key path again replaces the earlier binding: a reused cell bound to a second post never shows
 /// the first post's changes. Use a box on the graph's actor, like the values it binds.
 public final class Box<A: AnyObject> {
-    private enum Reference {
+    @usableFromInline
+    enum Reference {
         case strong(A)
         case borrowed(Weak)
     }
 
-    private final class Weak {
-        weak var object: A?
+    @usableFromInline
+    final class Weak {
+        @usableFromInline weak var object: A?
         init(_ object: A) { self.object = object }
     }
 
-    private let reference: Reference
+    @usableFromInline let reference: Reference
     /// Bindings by the key path they set; a new binding of the same key path replaces the old one.
     private var bindings: [AnyKeyPath: Disposable] = [:]
     /// Observations that set no key path (``observe(_:_:)``), and everything ``keep(_:)`` was given.
@@ -57,23 +59,59 @@ public final class Box<A: AnyObject> {
     }
 
     // MARK: Key-path bindings
+    //
+    // A key path is applied by the runtime at every change; on Linux that costs about 300 ns, as much as the rest of
+    // a propagation (the compiler does not turn a key path captured by generic code into a direct access;
+    // Benchmarks/RESULTS.md). Where that matters, `bind(_:to:setting:)` takes the setter as a closure and costs what a
+    // hand-written `observe` closure costs; the key path then only names the binding.
 
     /// Sets the object's property at `keyPath` to `value` now and after every change, on the graph's actor.
     @inlinable
     public func bind<V>(_ keyPath: ReferenceWritableKeyPath<A, V>, to value: I<V>) {
-        setBinding(keyPath, observing: value) { object, new in object[keyPath: keyPath] = new }
+        let observation =
+            switch reference {
+            case .strong(let object):
+                value.observe { [unowned object] new in object[keyPath: keyPath] = new }
+            case .borrowed(let weak):
+                value.observe { new in weak.object?[keyPath: keyPath] = new }
+            }
+        replaceBinding(of: keyPath, with: observation)
     }
 
     /// Sets the optional property at `keyPath` (a label's text, an image view's image) to `value`.
     @inlinable
     public func bind<V>(_ keyPath: ReferenceWritableKeyPath<A, V?>, to value: I<V>) {
-        setBinding(keyPath, observing: value) { object, new in object[keyPath: keyPath] = new }
+        let observation =
+            switch reference {
+            case .strong(let object):
+                value.observe { [unowned object] new in object[keyPath: keyPath] = new }
+            case .borrowed(let weak):
+                value.observe { new in weak.object?[keyPath: keyPath] = new }
+            }
+        replaceBinding(of: keyPath, with: observation)
     }
 
     /// Sets the property at `keyPath` to `transform` of `value` (`bind(\.text, to: likeCount) { "\($0) likes" }`).
     @inlinable
     public func bind<V, W>(_ keyPath: ReferenceWritableKeyPath<A, W>, to value: I<V>, _ transform: @escaping (V) -> W) {
-        setBinding(keyPath, observing: value) { object, new in object[keyPath: keyPath] = transform(new) }
+        let observation =
+            switch reference {
+            case .strong(let object):
+                value.observe { [unowned object] new in object[keyPath: keyPath] = transform(new) }
+            case .borrowed(let weak):
+                value.observe { new in weak.object?[keyPath: keyPath] = transform(new) }
+            }
+        replaceBinding(of: keyPath, with: observation)
+    }
+
+    /// Binds `value` to the property named by `keyPath` with `set`, a setter written out
+    /// (`box.bind(\.text, to: title) { $0.text = $1 }`): like ``bind(_:to:)``, without the runtime's key-path
+    /// application at each change. Binding the same key path again, either way, replaces it.
+    @inlinable
+    public func bind<V, W>(
+        _ keyPath: ReferenceWritableKeyPath<A, W>, to value: I<V>, setting set: @escaping (A, V) -> Void
+    ) {
+        replaceBinding(of: keyPath, with: observation(of: value, set))
     }
 
     /// Ends the binding of `keyPath`, if any; the property keeps its last value.
@@ -124,12 +162,11 @@ public final class Box<A: AnyObject> {
 
     // MARK: Building bindings
 
-    /// Replaces the binding of `keyPath` with an observation of `value`.
+    /// Makes `observation` the binding of `keyPath`, ending the one it replaces (which cannot set the property in
+    /// between: both run on the graph's actor).
     @usableFromInline
-    func setBinding<V>(_ keyPath: AnyKeyPath, observing value: I<V>, _ apply: @escaping (A, V) -> Void) {
-        // The old binding ends first, so that it never sets the property after the new one did.
-        bindings.removeValue(forKey: keyPath)?.dispose()
-        bindings[keyPath] = observation(of: value, apply)
+    func replaceBinding(of keyPath: AnyKeyPath, with observation: Disposable) {
+        bindings.updateValue(observation, forKey: keyPath)?.dispose()
     }
 
     /// An observation that applies `value` to the object. The object is not retained by it: the box keeps an owned

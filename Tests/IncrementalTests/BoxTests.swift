@@ -110,6 +110,19 @@ final class FakeCell {
         #expect(box.unbox.text == "11")
     }
 
+    @Test func aWrittenOutSetterBindsAndRebindsLikeAKeyPath() {
+        let first = Input("a")
+        let second = Input("x")
+        let box = Box(FakeLabel())
+        box.bind(\.shown, to: first.i) { label, text in label.shown = text.uppercased() }
+        first.write("b")
+        // Either form replaces the binding of the same key path.
+        box.bind(\.shown, to: second.i)
+        first.write("c")
+        second.write("y")
+        #expect(box.unbox.texts == ["A", "B", "x", "y"])
+    }
+
     @Test func optionalPropertiesTakePlainValues() {
         let name = Input("alice")
         let box = Box(FakeLabel())

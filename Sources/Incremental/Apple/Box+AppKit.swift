@@ -6,7 +6,9 @@
 
     extension Box where A: NSView {
         /// Hides the view while `value` is true.
-        @MainActor public func bindIsHidden(to value: I<Bool>) { bind(\.isHidden, to: value) }
+        @MainActor public func bindIsHidden(to value: I<Bool>) {
+            bind(\.isHidden, to: value) { view, hidden in MainActor.assumeIsolated { view.isHidden = hidden } }
+        }
 
         /// Adds `child`'s view as a subview; this box keeps the child's box (and its bindings) alive.
         @MainActor public func addSubview<B: NSView>(_ child: Box<B>) {
@@ -25,23 +27,30 @@
 
     extension Box where A: NSTextField {
         /// Shows `value` as the field's text.
-        @MainActor public func bindText(to value: I<String>) { bind(\.stringValue, to: value) }
+        @MainActor public func bindText(to value: I<String>) {
+            bind(\.stringValue, to: value) { view, text in MainActor.assumeIsolated { view.stringValue = text } }
+        }
     }
 
     extension Box where A: NSImageView {
         /// Shows `value` as the image.
-        @MainActor public func bindImage(to value: I<NSImage?>) { bind(\.image, to: value) }
+        @MainActor public func bindImage(to value: I<NSImage?>) {
+            bind(\.image, to: value) { view, image in MainActor.assumeIsolated { view.image = image } }
+        }
     }
 
     extension Box where A: NSControl {
         /// Enables the control while `value` is true.
-        @MainActor public func bindIsEnabled(to value: I<Bool>) { bind(\.isEnabled, to: value) }
+        @MainActor public func bindIsEnabled(to value: I<Bool>) {
+            bind(\.isEnabled, to: value) { view, enabled in MainActor.assumeIsolated { view.isEnabled = enabled } }
+        }
     }
 
     extension Box where A: NSButton {
         /// Turns the button on (a like button's filled heart) while `value` is true.
         @MainActor public func bindIsSelected(to value: I<Bool>) {
-            bind(\.state, to: value) { $0 ? .on : .off }
+            bind(\.state, to: value) { view, selected in MainActor.assumeIsolated { view.state = selected ? .on : .off }
+            }
         }
     }
 #endif
