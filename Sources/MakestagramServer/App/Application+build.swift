@@ -53,6 +53,7 @@ func buildApplication(_ configuration: ServerConfiguration, database: @autoclosu
     let hub = LiveHub(bus: bus)
     let limits = ClientLimits(
         rates: configuration.rateLimits, proxies: configuration.trustedProxies,
+        logins: LoginThrottle(policy: configuration.loginThrottle),
         hashingConcurrency: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     var live = LiveOptions()
     live.queueLimit = configuration.liveQueueLimit

@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var livePingInterval: Duration = .seconds(30)
     /// How often each client may sign up, post, comment, like, follow, report and open the event stream.
     public var rateLimits = RateLimits()
+    /// How many failed log-ins are allowed before each further attempt from there waits, and how long at most.
+    public var loginThrottle = LoginThrottlePolicy()
     /// Reverse proxies whose `X-Forwarded-For` names the client (none: the socket's peer is the client).
     public var trustedProxies = TrustedProxies()
     /// Connection cap and per-phase timeouts.

@@ -8,15 +8,6 @@ import Synchronization
 /// An attempt in progress counts as a failure until it is decided, so a burst of simultaneous guesses gets no more
 /// tries than a sequence. A success clears the (account, address) count, not the address's.
 final class LoginThrottle: Sendable {
-    /// Failures allowed per (account, address) and per address before delays start, and the longest delays.
-    struct Policy: Sendable, Equatable {
-        var accountFailures = 5
-        var addressFailures = 20
-        var maxAccountDelay: Duration = .seconds(15 * 60)
-        var maxAddressDelay: Duration = .seconds(60 * 60)
-        /// A count is forgotten this long after its last failure (or its delay, if longer).
-        var memory: Duration = .seconds(60 * 60)
-    }
 
     private struct Entry {
         var failures = 0
@@ -42,10 +33,10 @@ final class LoginThrottle: Sendable {
         var addresses: [String: Entry] = [:]
     }
 
-    let policy: Policy
+    let policy: LoginThrottlePolicy
     private let state = Mutex(State())
 
-    init(policy: Policy = Policy()) {
+    init(policy: LoginThrottlePolicy = LoginThrottlePolicy()) {
         self.policy = policy
     }
 
@@ -107,4 +98,16 @@ final class LoginThrottle: Sendable {
         state.pairs = state.pairs.filter { $0.value.pending > 0 || now - $0.value.last < horizon }
         state.addresses = state.addresses.filter { $0.value.pending > 0 || now - $0.value.last < horizon }
     }
+}
+
+/// Failures allowed per (account, address) and per address before delays start, and the longest delays.
+public struct LoginThrottlePolicy: Sendable, Equatable {
+    public var accountFailures = 5
+    public var addressFailures = 20
+    public var maxAccountDelay: Duration = .seconds(15 * 60)
+    public var maxAddressDelay: Duration = .seconds(60 * 60)
+    /// A count is forgotten this long after its last failure (or its delay, if longer).
+    public var memory: Duration = .seconds(60 * 60)
+
+    public init() {}
 }
