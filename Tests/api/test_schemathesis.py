@@ -47,12 +47,16 @@ def test_the_document_describes_what_the_server_does(tmp_path):
         sections.append('[[operations]]\ninclude-operation-id = "createPost"\n'
                         "checks.positive_data_acceptance.expected-statuses = [201, 401, 413, 415, 422, 429]\n")
         config.write_text("\n".join(sections))
-        result = subprocess.run(
-            [*SCHEMATHESIS, "--config-file", str(config), "run", server.base + "/api/v1/openapi.yaml",
-             "--url", server.base, "-H", f"Authorization: Bearer {token}", "--checks", "all",
-             "--max-examples", "25", "--workers", "2", "--seed", "1",
-             "--exclude-path", "/api/v1/events", "--exclude-path", "/api/v1/sessions/current"],
-            capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        command = [
+            *SCHEMATHESIS, "--config-file", str(config), "run", server.base + "/api/v1/openapi.yaml",
+            "--url", server.base, "-H", f"Authorization: Bearer {token}", "--checks", "all",
+            "--max-examples", "25", "--workers", "2", "--seed", "1",
+            "--exclude-path", "/api/v1/events", "--exclude-path", "/api/v1/sessions/current"]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
+        if result.returncode != 0 and "Runtime Error" in result.stdout and "Failures:" not in result.stdout:
+            # Schemathesis itself crashed (seen: CPython 3.11's "AST constructor recursion depth mismatch" in its
+            # generator), which says nothing about the server: run it once more.
+            result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
         assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
         # The server is unharmed and the post is still there.
         assert requests.get(f"{server.base}/api/v1/posts/{post_id}", headers=headers, timeout=30).status_code in (200, 404)
