@@ -140,6 +140,9 @@ public final class LiveHub: Service {
             for connection in recipients.values { connection.deliverDeletion(delivery, drains: drains) }
             drains.run()
             deliveries.increment(by: recipients.count)
+        case .followChanged:
+            // Nothing on screen shows follows live yet; the follower's next timeline read has the followee's posts.
+            return
         case .sessionEnded(let tokenHash):
             let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
             for connection in all where connection.tokenHash == tokenHash {

@@ -10,9 +10,10 @@ import MakestagramAPI
 /// posts, reports) are kept by the store in the same transaction as the rows they count, so they are always exact.
 /// Methods that take a `viewer` compute the viewer-specific fields (`viewerHasLiked`, `viewerFollows`).
 ///
-/// A store given a ``StoreEventSink`` publishes one ``StoreEvent`` for every committed like, unlike, comment, post
-/// and log-out, after the commit and in commit order, so that live updates never announce a change that was rolled
-/// back and never reorder two changes to one post.
+/// A store given a ``StoreEventSink`` publishes one ``StoreEvent`` for every committed like, unlike, comment, post,
+/// follow and log-out, after the commit and in commit order, so that live updates never announce a change that was
+/// rolled back and never reorder two changes to one post. The same events keep the store's caches true
+/// (``StoreCaches``).
 public protocol Store: Sendable {
     // MARK: Accounts and sessions
 

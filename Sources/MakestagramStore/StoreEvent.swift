@@ -15,6 +15,8 @@ public enum StoreEvent: Sendable, Equatable {
     case postDeleted(postID: Int64, version: Int64, audience: [Int64])
     /// A session ended (log-out); connections authenticated by it must close.
     case sessionEnded(tokenHash: [UInt8])
+    /// `follower` started (`following`) or stopped following `followee`: the follower's home timeline changed.
+    case followChanged(follower: Int64, followee: Int64, following: Bool)
 
     /// The post the event is about, if any.
     public var postID: Int64? {
@@ -24,7 +26,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .commentDeleted(_, let postID, _, _): postID
         case .postCreated(let post, _): post.id
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded: nil
+        case .sessionEnded, .followChanged: nil
         }
     }
 }

@@ -1,14 +1,14 @@
 import Foundation
 import GRDB
+import MakestagramStore
 
 /// The SQLite database: one writer (a WAL-mode pool on disk, or an in-memory queue) migrated on open.
 public struct AppDatabase: Sendable {
     /// The connection(s) every query goes through.
     let writer: any DatabaseWriter
-    /// Sessions recently looked up (see ``SessionCache``); shared by every store over this database.
-    let sessions = SessionCache(capacity: 100_000)
-    /// The tops of home timelines recently read (see ``TimelineCache``).
-    let timelines = TimelineCache()
+    /// What the stores over this database keep in memory (sessions, timeline windows, versions); every commit's
+    /// event goes through it.
+    let caches = StoreCaches()
     /// What the current write transaction does once it commits.
     let commitActions = CommitActions()
     /// Every write transaction goes through here.
@@ -41,8 +41,6 @@ public struct AppDatabase: Sendable {
         readers = ReaderSlots(capacity: (writer as? DatabasePool)?.configuration.maximumReaderCount ?? 1)
         writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
-        // Before the commit actions: kept versions are dropped before anybody hears of the change.
-        writer.add(transactionObserver: ChangedPosts(versions: timelines.versions), extent: .databaseLifetime)
         writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 

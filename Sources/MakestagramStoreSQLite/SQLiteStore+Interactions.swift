@@ -38,12 +38,7 @@ extension SQLiteStore {
                 postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
                 likers: PostQuery.likerNames(likers), version: row["version"])
             // A like that changed nothing (already liked, or not liked) is not an event.
-            if changed {
-                database.commitActions.run { [timelines = database.timelines] in
-                    timelines.likeChanged(postID, viewer: viewer, liked: liked)
-                }
-                publishOnCommit(db, .likeChanged(change))
-            }
+            if changed { publishOnCommit(db, .likeChanged(change)) }
             return LikeState(
                 likeCount: change.likeCount, viewerHasLiked: liked, likers: change.likers, version: change.version)
         }

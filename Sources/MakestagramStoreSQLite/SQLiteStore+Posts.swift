@@ -29,9 +29,6 @@ extension SQLiteStore {
                 throw StoreError.notFound("post")
             }
             let audience = try Self.audience(db, postID: created.id)
-            database.commitActions.run { [timelines = database.timelines] in
-                timelines.postCreated(created.id, audience: audience)
-            }
             publishOnCommit(db, .postCreated(post: created, audience: audience))
             return created
         }
@@ -62,9 +59,6 @@ extension SQLiteStore {
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
             let version: Int64 = row["version"]
             let audience = try Self.audience(db, postID: id)
-            database.commitActions.run { [timelines = database.timelines] in
-                timelines.postDeleted(id, audience: audience)
-            }
             publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
             try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
             return [row["full_file"], row["thumb_file"]]
@@ -77,7 +71,7 @@ extension SQLiteStore {
     public func timeline(viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws -> PageResult<
         ListedPost
     > {
-        let cache = database.timelines
+        let cache = database.caches.timelines
         let (window, windowGeneration) = cache.windows.lookup(viewer)
         if let window, let listed = cache.page(page, in: window) {
             if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
@@ -89,7 +83,9 @@ extension SQLiteStore {
                 // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
                 let top = try Self.timelineList(db, viewer: viewer, page: PageRequest(limit: TimelineWindow.size))
                 let window = TimelineWindow(
-                    entries: top.items.map { TimelineWindow.Entry(id: $0.id, viewerHasLiked: $0.viewerHasLiked) },
+                    entries: top.items.map {
+                        TimelineWindow.Entry(id: $0.id, viewerHasLiked: $0.viewerHasLiked, likeVersion: $0.version)
+                    },
                     complete: top.nextKey == nil)
                 cache.windows.insert(window, for: viewer, generation: windowGeneration)
                 cache.versions.insert(top.items.map { ($0.id, $0.version) }, generation: versionGeneration)

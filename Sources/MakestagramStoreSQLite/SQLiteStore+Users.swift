@@ -65,9 +65,7 @@ extension SQLiteStore {
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?", arguments: [viewer, target])
             }
             if db.changesCount > 0 {
-                database.commitActions.run { [timelines = database.timelines] in
-                    timelines.followsChanged(viewer: viewer)
-                }
+                publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: following))
             }
             let count = try Int.fetchOne(db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [target])
             return FollowState(followerCount: count ?? 0, viewerFollows: following)

@@ -19,12 +19,14 @@ public struct SQLiteStore: Store {
         self.events = events
     }
 
-    /// Hands `event` to the sink once the current transaction commits (in commit order, on the writer's queue);
-    /// a rolled-back transaction publishes nothing.
+    /// Once the current transaction commits (in commit order, on the writer's queue, before the write is answered):
+    /// applies `event` to the caches, then hands it to the sink. A rolled-back transaction does neither.
     func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) rethrows {
-        guard let events else { return }
         let event = try event()
-        database.commitActions.run { events.publish(event) }
+        database.commitActions.run { [caches = database.caches, events] in
+            caches.apply(event)
+            events?.publish(event)
+        }
     }
 
     /// Runs a write transaction, translating database failures into ``StoreError``.
@@ -89,10 +91,7 @@ public struct SQLiteStore: Store {
         try await write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
             guard db.changesCount > 0 else { return }
-            if let key = SessionKey(tokenHash) {
-                // Before the log-out is answered: from then on no request authenticates with the token.
-                database.commitActions.run { [sessions = database.sessions] in sessions.remove(CollectionOfOne(key)) }
-            }
+            // Before the log-out is answered the cached session goes: from then on no request authenticates with it.
             publishOnCommit(db, .sessionEnded(tokenHash: tokenHash))
         }
     }
@@ -100,7 +99,7 @@ public struct SQLiteStore: Store {
     public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
         // Hashes of another length (never made by the server) are looked up but not cached.
         let key = SessionKey(tokenHash)
-        let (cached, generation) = key.map(database.sessions.lookup) ?? (nil, 0)
+        let (cached, generation) = key.map(database.caches.sessions.lookup) ?? (nil, 0)
         if let cached { return cached }
         let user = try await read { db in
             try Row.fetchOne(
@@ -112,7 +111,7 @@ public struct SQLiteStore: Store {
                 arguments: [Data(tokenHash)]
             ).map(PostQuery.author)
         }
-        if let user, let key { database.sessions.insert(user, for: key, generation: generation) }
+        if let user, let key { database.caches.sessions.insert(user, for: key, generation: generation) }
         return user
     }
 

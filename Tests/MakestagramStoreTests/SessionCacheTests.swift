@@ -1,6 +1,7 @@
 import MakestagramAPI
 import Testing
 
+@testable import MakestagramStore
 @testable import MakestagramStoreSQLite
 
 struct SessionCacheTests {

@@ -55,7 +55,7 @@ final class RecordingSink: StoreEventSink {
     }
 
     @Test(arguments: StoreFactory.all)
-    func commentsDeletionsAndLogOutsArePublished(factory: StoreFactory) async throws {
+    func followsCommentsDeletionsAndLogOutsArePublished(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")
             let bob = try await store.user("bob")
@@ -68,12 +68,13 @@ final class RecordingSink: StoreEventSink {
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
             let events = sink.take()
-            guard events.count == 5,
-                case .postCreated(_, let audience) = events[0],
-                case .commentCreated(let created, 1, let v1) = events[1],
-                case .commentDeleted(comment.id, post, 0, let v2) = events[2],
-                case .postDeleted(post, let v3, let leftFrom) = events[3],
-                case .sessionEnded(let ended) = events[4], ended == Array(repeating: 3, count: 32)
+            guard events.count == 6,
+                case .followChanged(bob, alice, true) = events[0],
+                case .postCreated(_, let audience) = events[1],
+                case .commentCreated(let created, 1, let v1) = events[2],
+                case .commentDeleted(comment.id, post, 0, let v2) = events[3],
+                case .postDeleted(post, let v3, let leftFrom) = events[4],
+                case .sessionEnded(let ended) = events[5], ended == Array(repeating: 3, count: 32)
             else {
                 Issue.record("unexpected events: \(events)")
                 return

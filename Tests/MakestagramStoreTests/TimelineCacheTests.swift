@@ -1,7 +1,7 @@
 import Foundation
-import MakestagramStore
 import Testing
 
+@testable import MakestagramStore
 @testable import MakestagramStoreSQLite
 
 struct CommittedCacheTests {
@@ -81,8 +81,12 @@ struct TimelineWindowTests {
         top.insert(15)  // already there
         #expect(top.entries.map(\.id) == [25] + (11...20).reversed())
         top.remove(19)
-        top.setLiked(25, true)
-        #expect(top.entries.prefix(2) == [.init(id: 25, viewerHasLiked: true), .init(id: 20, viewerHasLiked: true)])
+        top.setLiked(25, true, at: 2)
+        top.setLiked(25, false, at: 2)  // not newer than what the window knows: an echo, or older
+        #expect(
+            top.entries.prefix(2) == [
+                .init(id: 25, viewerHasLiked: true, likeVersion: 2), .init(id: 20, viewerHasLiked: true),
+            ])
         #expect(!top.entries.contains { $0.id == 19 })
 
         var whole = window(1...Int64(TimelineWindow.size), complete: true)
@@ -110,8 +114,8 @@ struct TimelineCacheTests {
         var posts: [Int64] = []
         for _ in 0..<3 { posts.append(try await store.photoPost(by: ana)) }
         _ = try await store.timeline(viewer: ana, page: PageRequest(limit: 20))
-        let window = try #require(database.timelines.windows.lookup(ana).value)
-        let listed = try #require(database.timelines.page(PageRequest(limit: 20), in: window))
+        let window = try #require(database.caches.timelines.windows.lookup(ana).value)
+        let listed = try #require(database.caches.timelines.page(PageRequest(limit: 20), in: window))
         _ = try await store.deletePost(id: posts[1], viewer: ana)
         let page = try await store.read { db in
             try PostQuery.complete(db, listed, viewer: ana, known: { _, _ in false })
@@ -167,8 +171,8 @@ struct TimelineCacheTests {
                     let fromDatabase = try await store.read { db in
                         try SQLiteStore.timelineList(db, viewer: viewer, page: request)
                     }
-                    if let window = database.timelines.windows.lookup(viewer).value,
-                        let cached = database.timelines.page(request, in: window)
+                    if let window = database.caches.timelines.windows.lookup(viewer).value,
+                        let cached = database.caches.timelines.page(request, in: window)
                     {
                         hits += 1
                         #expect(same(cached, fromDatabase), "step \(step), viewer \(viewer), \(request)")

@@ -1,13 +1,14 @@
 import Synchronization
 
-/// Values read from the database and kept in memory, exact because the database has one writer: each write that
-/// changes a kept value drops or updates it when its transaction commits, before the write is answered.
+/// Values read from the database and kept in memory, kept true by the changes that reach them: each committed change
+/// drops or updates what it touches (see ``StoreCaches``) — with one SQLite writer when the write commits, before it
+/// is answered; with several PostgreSQL instances also when the change stream brings another instance's commit.
 ///
 /// A read that began before such a change and finishes after it would put the old value back. Every change
 /// therefore bumps a generation number and remembers it for the key it changed; a reader takes the generation
 /// before it reads, and its insertion is turned away if its key changed since. The remembered changes are bounded:
 /// when there are too many they are forgotten, and insertions from reads that began before are turned away.
-final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+package final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private struct State {
         var values: [Key: Value] = [:]
         /// Keys changed lately, with the generation of their last change.
@@ -31,27 +32,27 @@ final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable 
 
     private let state = Mutex(State())
     /// At most this many values are kept; when full, the cache starts over (reads then refill it).
-    let capacity: Int
+    package let capacity: Int
     /// At most this many changed keys are remembered.
-    let changes: Int
+    package let changes: Int
 
-    init(capacity: Int, changes: Int = 10_000) {
+    package init(capacity: Int, changes: Int = 10_000) {
         self.capacity = capacity
         self.changes = changes
     }
 
     /// The generation to pass to `insert` after reading the database.
-    var generation: UInt64 {
+    package var generation: UInt64 {
         state.withLock { $0.generation }
     }
 
     /// The kept value for `key`, and the generation to pass to ``insert(_:for:generation:)`` on a miss.
-    func lookup(_ key: Key) -> (value: Value?, generation: UInt64) {
+    package func lookup(_ key: Key) -> (value: Value?, generation: UInt64) {
         state.withLock { ($0.values[key], $0.generation) }
     }
 
     /// The kept values for all of `keys`, in their order, or nil if any is missing.
-    func values(_ keys: some Sequence<Key>) -> [Value]? {
+    package func values(_ keys: some Sequence<Key>) -> [Value]? {
         state.withLock { state in
             var values: [Value] = []
             values.reserveCapacity(keys.underestimatedCount)
@@ -64,12 +65,12 @@ final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     }
 
     /// Keeps a value read from the database, unless its key changed after `generation` was taken.
-    func insert(_ value: Value, for key: Key, generation: UInt64) {
+    package func insert(_ value: Value, for key: Key, generation: UInt64) {
         insert(CollectionOfOne((key, value)), generation: generation)
     }
 
     /// Keeps values read from the database, except those whose key changed after `generation` was taken.
-    func insert(_ pairs: some Sequence<(Key, Value)>, generation: UInt64) {
+    package func insert(_ pairs: some Sequence<(Key, Value)>, generation: UInt64) {
         state.withLock { state in
             for (key, value) in pairs where state.accepts(key, readAt: generation) {
                 if state.values.count >= capacity, state.values[key] == nil {
@@ -81,7 +82,7 @@ final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     }
 
     /// Forgets the values of keys whose rows changed; call once the change has committed.
-    func remove(_ keys: some Sequence<Key>) {
+    package func remove(_ keys: some Sequence<Key>) {
         state.withLock { state in
             state.generation &+= 1
             for key in keys {
@@ -92,7 +93,7 @@ final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     }
 
     /// Applies a committed change to the kept values of `keys` (those not kept stay so).
-    func update(_ keys: some Sequence<Key>, _ transform: (inout Value) -> Void) {
+    package func update(_ keys: some Sequence<Key>, _ transform: (inout Value) -> Void) {
         state.withLock { state in
             state.generation &+= 1
             for key in keys {
@@ -102,6 +103,16 @@ final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                     state.values[key] = value
                 }
             }
+        }
+    }
+
+    /// Forgets everything (the changes since some point are unknown); reads that began before may not insert.
+    package func removeAll() {
+        state.withLock { state in
+            state.generation &+= 1
+            state.values.removeAll(keepingCapacity: true)
+            state.changed.removeAll(keepingCapacity: true)
+            state.floor = state.generation
         }
     }
 }

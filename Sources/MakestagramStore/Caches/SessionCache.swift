@@ -3,17 +3,16 @@ import MakestagramAPI
 /// Live sessions recently looked up, so that an authenticated request does not need a database read to learn whose
 /// token it carries.
 ///
-/// Exact, not eventually right: every session ends through ``SQLiteStore/deleteSession(tokenHash:)``, which removes
-/// the entry when its transaction commits, before the log-out is answered; a lookup that raced the log-out cannot
-/// put the session back (see ``CommittedCache``). A user's summary never changes once created, so entries need no
-/// other invalidation.
-typealias SessionCache = CommittedCache<SessionKey, UserSummary>
+/// A log-out removes the entry (``StoreCaches/apply(_:)``, for ``StoreEvent/sessionEnded(tokenHash:)``) when it
+/// commits, before it is answered, and on every other instance when the change stream brings it; a lookup that raced
+/// the log-out cannot put the session back (see ``CommittedCache``).
+package typealias SessionCache = CommittedCache<SessionKey, UserSummary>
 
 /// A SHA-256 token hash as four words: hashing and comparing it costs a few instructions.
-struct SessionKey: Hashable, Sendable {
+package struct SessionKey: Hashable, Sendable {
     let words: (UInt64, UInt64, UInt64, UInt64)
 
-    init?(_ hash: [UInt8]) {
+    package init?(_ hash: [UInt8]) {
         guard hash.count == 32 else { return nil }
         words = hash.withUnsafeBytes {
             (
@@ -25,11 +24,11 @@ struct SessionKey: Hashable, Sendable {
         }
     }
 
-    static func == (lhs: SessionKey, rhs: SessionKey) -> Bool {
+    package static func == (lhs: SessionKey, rhs: SessionKey) -> Bool {
         lhs.words == rhs.words
     }
 
-    func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
         hasher.combine(words.1)
     }
