@@ -2,6 +2,7 @@
 // StoreEvent each committed change becomes — so that routes, caches and live updates never depend on which
 // database sits underneath.
 
+import Foundation
 import MakestagramAPI
 
 /// Everything the server keeps, behind one protocol so that SQLite and (later) PostgreSQL can both serve it.
@@ -27,6 +28,13 @@ public protocol Store: Sendable {
     func deleteSession(tokenHash: [UInt8]) async throws
     /// The user a live session's token hash belongs to, or nil.
     func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary?
+    /// Records a single-use ticket for opening the event stream under the session `tokenHash`, until `expiresAt`.
+    /// Tickets are kept with the sessions, so that any server instance can redeem one another issued; logging out
+    /// ends the session's tickets.
+    func createEventTicket(ticketHash: [UInt8], tokenHash: [UInt8], expiresAt: Date) async throws
+    /// Uses up a live ticket and answers its session's user and token hash; nil for an unknown, used or expired
+    /// ticket.
+    func redeemEventTicket(ticketHash: [UInt8]) async throws -> (user: UserSummary, tokenHash: [UInt8])?
 
     // MARK: Users and follows
 

@@ -115,6 +115,27 @@ public struct SQLiteStore: Store {
         return user
     }
 
+    public func createEventTicket(ticketHash: [UInt8], tokenHash: [UInt8], expiresAt: Date) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM event_tickets WHERE expires_at < ?", arguments: [Self.now])
+            try db.execute(
+                sql: "INSERT INTO event_tickets (ticket_hash, token_hash, expires_at) VALUES (?, ?, ?)",
+                arguments: [Data(ticketHash), Data(tokenHash), expiresAt.timeIntervalSince1970])
+        }
+    }
+
+    public func redeemEventTicket(ticketHash: [UInt8]) async throws -> (user: UserSummary, tokenHash: [UInt8])? {
+        let tokenHash = try await write { db -> [UInt8]? in
+            let row = try Row.fetchOne(
+                db,
+                sql: "DELETE FROM event_tickets WHERE ticket_hash = ? AND expires_at >= ? RETURNING token_hash",
+                arguments: [Data(ticketHash), Self.now])
+            return row.map { [UInt8]($0["token_hash"] as Data) }
+        }
+        guard let tokenHash, let user = try await sessionUser(tokenHash: tokenHash) else { return nil }
+        return (user, tokenHash)
+    }
+
     // MARK: Maintenance
 
     public func referencedMediaFiles() async throws -> Set<String> {

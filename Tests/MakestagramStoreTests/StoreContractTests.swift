@@ -27,6 +27,29 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreFactory.all)
+    func eventTicketsWorkOnceUntilTheyExpireOrTheSessionEnds(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let session = [UInt8](repeating: 5, count: 32)
+            try await store.createSession(userID: alice, tokenHash: session)
+            let later = Date().addingTimeInterval(30)
+            try await store.createEventTicket(
+                ticketHash: [UInt8](repeating: 1, count: 32), tokenHash: session, expiresAt: later)
+            let redeemed = try await store.redeemEventTicket(ticketHash: [UInt8](repeating: 1, count: 32))
+            #expect(redeemed?.user.username == "alice" && redeemed?.tokenHash == session)
+            #expect(try await store.redeemEventTicket(ticketHash: [UInt8](repeating: 1, count: 32)) == nil)
+            try await store.createEventTicket(
+                ticketHash: [UInt8](repeating: 2, count: 32), tokenHash: session,
+                expiresAt: Date().addingTimeInterval(-1))
+            #expect(try await store.redeemEventTicket(ticketHash: [UInt8](repeating: 2, count: 32)) == nil)
+            try await store.createEventTicket(
+                ticketHash: [UInt8](repeating: 3, count: 32), tokenHash: session, expiresAt: later)
+            try await store.deleteSession(tokenHash: session)
+            #expect(try await store.redeemEventTicket(ticketHash: [UInt8](repeating: 3, count: 32)) == nil)
+        }
+    }
+
     /// The schema keeps the likers preview (a trigger's `LIMIT`); the API, the SDK and the web client read its size
     /// from ``Post/likersPreviewLimit``: they must agree.
     @Test(arguments: StoreFactory.all)

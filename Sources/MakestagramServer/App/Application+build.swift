@@ -67,7 +67,7 @@ func buildApplication(_ configuration: ServerConfiguration, database: @autoclosu
         maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
     live.directWrites = webSocket.extensions.isEmpty
     let events = EventsController(
-        store: store, hub: hub, tickets: EventTickets(), limits: limits, options: live)
+        store: store, hub: hub, tickets: EventTickets(store: store), limits: limits, options: live)
     let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
     let router = buildRouter(store: store, worker: worker, events: events, web: web, configuration: configuration)
     let connectionLimits = configuration.connections

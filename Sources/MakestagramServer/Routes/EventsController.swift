@@ -13,7 +13,7 @@ import NIOWebSocket
 struct EventsController<S: Store>: Sendable {
     let store: S
     let hub: LiveHub
-    let tickets: EventTickets
+    let tickets: EventTickets<S>
     let limits: ClientLimits
     /// How each connection is treated (queue limit, close grace, message budgets).
     let options: LiveOptions
@@ -40,7 +40,7 @@ struct EventsController<S: Store>: Sendable {
         let user = try context.requireUser()
         guard let tokenHash = context.tokenHash else { throw APIError.unauthorized }
         try limits.take(.tickets, user: user.id)
-        let issued = tickets.issue(for: user, tokenHash: tokenHash)
+        let issued = try await tickets.issue(tokenHash: tokenHash)
         return EditedResponse(
             status: .created, response: EventTicket(ticket: issued.ticket, expiresAt: issued.expiresAt))
     }
@@ -88,7 +88,7 @@ struct EventsController<S: Store>: Sendable {
 struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = LiveRequestContext
     let store: S
-    let tickets: EventTickets
+    let tickets: EventTickets<S>
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -100,8 +100,8 @@ struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
                 context.user = user
                 context.tokenHash = hash
             }
-        } else if let ticket = request.uri.queryParameters.get("ticket"), let holder = tickets.redeem(ticket),
-            try await store.sessionUser(tokenHash: holder.tokenHash) != nil
+        } else if let ticket = request.uri.queryParameters.get("ticket"),
+            let holder = try await tickets.redeem(ticket)
         {
             context.user = holder.user
             context.tokenHash = holder.tokenHash
