@@ -155,7 +155,7 @@ import Testing
         }
     }
 
-    @Test func strayFilesAreSweptAtStartUp() async throws {
+    @Test func strayFilesAreSweptAtStartUpOnceTheyAreOld() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sweep-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try await TestServer.run({ $0.dataDirectory = folder }) { client, _ in
@@ -163,12 +163,21 @@ import Testing
             _ = try await client.post("chelsea.jpg", as: alice)
         }
         let media = folder.appendingPathComponent("media")
-        try Data("left by a crash".utf8).write(to: media.appendingPathComponent("0123456789abcdef0123456789abcdef.jpg"))
-        try Data("half written".utf8).write(to: media.appendingPathComponent(".tmp-x.jpg"))
-        #expect(try mediaFiles(folder).count == 4)
+        let crashed = media.appendingPathComponent("0123456789abcdef0123456789abcdef.jpg")
+        let halfWritten = media.appendingPathComponent(".tmp-x.jpg")
+        let inFlight = media.appendingPathComponent("fedcba9876543210fedcba9876543210.jpg")
+        try Data("left by a crash".utf8).write(to: crashed)
+        try Data("half written".utf8).write(to: halfWritten)
+        // Written by another instance sharing the folder, whose post is not committed yet: young, so it stays.
+        try Data("in flight".utf8).write(to: inFlight)
+        for old in [crashed, halfWritten] {
+            try FileManager.default.setAttributes(
+                [.modificationDate: Date().addingTimeInterval(-11 * 60)], ofItemAtPath: old.path)
+        }
+        #expect(try mediaFiles(folder).count == 5)
         try await TestServer.run({ $0.dataDirectory = folder }) { _, _ in
             let remaining = try FileManager.default.contentsOfDirectory(atPath: media.path)
-            #expect(remaining.count == 2)
+            #expect(remaining.count == 3 && remaining.contains(inFlight.lastPathComponent))
         }
     }
 }

@@ -41,8 +41,9 @@ func buildApplication(_ configuration: ServerConfiguration, database: @autoclosu
     try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
     let bus = LocalEventBus()
     let store = SQLiteStore(database: try database(), events: bus)
-    let media = try MediaStore(directory: configuration.mediaDirectory)
-    let swept = try media.sweep(keeping: try await store.referencedMediaFiles())
+    let media = try FolderMediaStorage(directory: configuration.mediaDirectory)
+    // Files younger than ten minutes may be another instance's upload whose row is not committed yet.
+    let swept = try media.sweep(keeping: try await store.referencedMediaFiles(), olderThan: .seconds(600))
     if swept > 0 { logger.notice("removed media files no post refers to", metadata: ["count": "\(swept)"]) }
     let worker = PhotoWorker(
         processor: PhotoProcessor(maxPixels: configuration.maxPixels), media: media,

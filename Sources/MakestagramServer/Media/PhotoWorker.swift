@@ -17,10 +17,10 @@ struct PhotoWorker: Sendable {
     }
 
     let processor: PhotoProcessor
-    let media: MediaStore
+    let media: any MediaStorage
     let permits: AsyncSemaphore
 
-    init(processor: PhotoProcessor, media: MediaStore, concurrency: Int) {
+    init(processor: PhotoProcessor, media: any MediaStorage, concurrency: Int) {
         self.processor = processor
         self.media = media
         self.permits = AsyncSemaphore(permits: max(1, concurrency))

@@ -5,7 +5,7 @@ import NIOPosix
 
 /// Serves stored photos: exact type, no sniffing, cached forever (a name is never reused for other bytes).
 struct MediaController: Sendable {
-    let media: MediaStore
+    let media: any MediaStorage
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -15,7 +15,7 @@ struct MediaController: Sendable {
     }
 
     @Sendable func file(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let name = context.parameters.get("name"), let path = media.path(for: name) else {
+        guard let name = context.parameters.get("name"), FolderMediaStorage.isValidName(name) else {
             throw APIError.notFound("file")
         }
         let etag = "\"\(name.prefix(32))\""
@@ -25,8 +25,9 @@ struct MediaController: Sendable {
             .eTag: etag,
         ]
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        guard let data = try await NIOThreadPool.singleton.runIfActive({ FileManager.default.contents(atPath: path) })
-        else { throw APIError.notFound("file") }
+        guard let data = try await NIOThreadPool.singleton.runIfActive({ [media] in try media.read(name) }) else {
+            throw APIError.notFound("file")
+        }
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: {
                 $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"

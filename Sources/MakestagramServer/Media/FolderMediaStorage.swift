@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramLive
 import MakestagramStore
 
 #if canImport(Glibc)
@@ -21,8 +22,23 @@ struct MediaError: Error, CustomStringConvertible {
     }
 }
 
-/// Media files on local disk, named by the server (`<32 hex>.jpg`), written atomically and durably.
-struct MediaStore: Sendable {
+/// Where photo files live: named by the server, written durably before anything refers to them, read by name, and
+/// shared by every server instance.
+protocol MediaStorage: Sendable {
+    /// Writes `data` under a new name and answers the name; the bytes are on stable storage when it returns.
+    func write(_ data: Data, fileExtension: String) throws -> String
+    /// The bytes of a file, or nil when there is none (or `name` is not a name the storage gives).
+    func read(_ name: String) throws -> Data?
+    /// Removes files; missing ones are ignored.
+    func remove(_ names: [String])
+    /// Removes the files no row refers to that are older than `age` (younger ones may be an upload in flight on
+    /// another instance, whose row is not committed yet); answers how many.
+    func sweep(keeping referenced: Set<String>, olderThan age: Duration) throws -> Int
+}
+
+/// Media files in a folder (`<32 hex>.jpg`), written under a temporary name, flushed, renamed and the folder flushed:
+/// several instances may share the folder (a network mount), as names are random and never reused.
+struct FolderMediaStorage: MediaStorage {
     let directory: URL
 
     init(directory: URL) throws {
@@ -82,6 +98,11 @@ struct MediaStore: Sendable {
         guard fsync(folder) == 0 else { throw MediaError(operation: "fsync", path: directory.path, code: errno) }
     }
 
+    func read(_ name: String) throws -> Data? {
+        guard let path = path(for: name) else { return nil }
+        return FileManager.default.contents(atPath: path)
+    }
+
     /// Removes files; missing ones are ignored.
     func remove(_ names: [String]) {
         for name in names {
@@ -89,14 +110,19 @@ struct MediaStore: Sendable {
         }
     }
 
-    /// Deletes every file that no row references (left by a crash between writing files and committing their row,
-    /// or between deleting a row and its files). Answers how many were removed.
+    /// Deletes every file older than `age` that no row references: left by a crash between writing files and
+    /// committing their row, or between deleting a row and its files (temporary files of a crashed write included).
+    /// Answers how many were removed.
     @discardableResult
-    func sweep(keeping referenced: Set<String>) throws -> Int {
+    func sweep(keeping referenced: Set<String>, olderThan age: Duration) throws -> Int {
+        let cutoff = Date().addingTimeInterval(-age.seconds)
         var removed = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
-        where !referenced.contains(name) {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !referenced.contains(name)
+        {
+            let url = directory.appendingPathComponent(name)
+            let modified = (try? url.resourceValues(forKeys: [.contentModificationDateKey]))?.contentModificationDate
+            guard let modified, modified < cutoff else { continue }
+            try? FileManager.default.removeItem(at: url)
             removed += 1
         }
         return removed
