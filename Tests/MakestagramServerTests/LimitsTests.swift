@@ -179,20 +179,21 @@ import Testing
     }
 
     @Test func theHashingQueueIsBounded() async throws {
-        let semaphore = AsyncSemaphore(permits: 1)
-        let started = AsyncStream<Void>.makeStream()
-        let release = AsyncStream<Void>.makeStream()
+        let pool = HashingPool(threads: 1, queueLimit: 0)
+        let (started, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
         let holder = Task {
-            try await semaphore.withPermit(maxWaiting: 0) {
-                started.continuation.yield()
-                for await _ in release.stream { break }
+            try await pool.run {
+                started.signal()
+                release.wait()
+                return 0
             }
         }
-        for await _ in started.stream { break }
-        #expect(try await semaphore.withPermit(maxWaiting: 0) { 1 } == nil)
-        release.continuation.yield()
-        _ = try await holder.value
-        #expect(try await semaphore.withPermit(maxWaiting: 0) { 1 } == 1)
+        started.wait()
+        // The one thread is busy and nothing may wait: refused at once, not queued.
+        #expect(try await pool.run { 1 } == nil)
+        release.signal()
+        #expect(try await holder.value == 0)
+        #expect(try await pool.run { 2 } == 2)
     }
 
     @Test func aKnownPathWithAnotherMethodGets405WithAllow() async throws {

@@ -86,7 +86,7 @@ func buildApplication(_ configuration: ServerConfiguration, database: @autoclosu
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
-        services: [hub],
+        services: [hub, limits.hashing],
         logger: logger)
 }
 

@@ -15,14 +15,6 @@ actor AsyncSemaphore {
         return try await body()
     }
 
-    /// Runs `body` with a permit, unless `maxWaiting` callers already wait for one: then answers nil at once.
-    func withPermit<T: Sendable>(maxWaiting: Int, _ body: @Sendable () async throws -> T) async throws -> T? {
-        guard available > 0 || waiters.count < maxWaiting else { return nil }
-        await acquire()
-        defer { release() }
-        return try await body()
-    }
-
     private func acquire() async {
         if available > 0 {
             available -= 1

@@ -1,7 +1,6 @@
 import Hummingbird
 import MakestagramLive
 import NIOCore
-import NIOPosix
 
 /// Everything that keeps one client from taking more than its share: the rate limits, the log-in throttle, the cap
 /// on concurrent password hashing and the rule for reading client addresses. One per server instance.
@@ -41,21 +40,16 @@ final class ClientLimits: Sendable {
     let proxies: TrustedProxies
     let logins: LoginThrottle
     private let limiter = RateLimiter()
-    /// Password hashing (bcrypt) at once, across log-ins and sign-ups; a flood of log-ins waits here instead of
-    /// taking every core from the other requests.
-    private let hashing: AsyncSemaphore
-    /// Beyond this many waiting to hash, a log-in or sign-up is answered 503 at once.
-    private let maxHashingQueue: Int
+    /// The threads that hash passwords, for log-ins and sign-ups (see ``HashingPool``).
+    let hashing: HashingPool
 
     init(
-        rates: RateLimits, proxies: TrustedProxies, logins: LoginThrottle = LoginThrottle(), hashingConcurrency: Int,
-        maxHashingQueue: Int = 64
+        rates: RateLimits, proxies: TrustedProxies, logins: LoginThrottle = LoginThrottle(), hashingConcurrency: Int
     ) {
         self.rates = rates
         self.proxies = proxies
         self.logins = logins
-        self.hashing = AsyncSemaphore(permits: max(1, hashingConcurrency))
-        self.maxHashingQueue = maxHashingQueue
+        self.hashing = HashingPool(threads: hashingConcurrency)
     }
 
     /// The client's address (see ``TrustedProxies``).
@@ -75,12 +69,9 @@ final class ClientLimits: Sendable {
         try take(kind, client: String(id))
     }
 
-    /// Runs password hashing `body` under the concurrency cap; 503 when too many already wait.
+    /// Runs password hashing `body` on the hashing threads; 503 when too many already wait.
     func hash<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
-        let result = try await hashing.withPermit(maxWaiting: maxHashingQueue) {
-            try await NIOThreadPool.singleton.runIfActive(body)
-        }
-        guard let result else { throw APIError.busy(retryAfter: 1) }
+        guard let result = try await hashing.run(body) else { throw APIError.busy(retryAfter: 1) }
         return result
     }
 }

@@ -58,9 +58,10 @@ struct AccountsController<S: Store>: Sendable {
         defer { limits.logins.finish(username: username, address: address, succeeded: succeeded) }
         let credentials = try await store.credentials(username: username)
         // An unknown user costs the same bcrypt check as a known one, so timing does not reveal which usernames exist.
-        let hash = credentials?.passwordHash ?? Self.decoyHash
+        // (The decoy's own hash is made on first use, inside the hashing pool: never on an event loop.)
+        let stored = credentials?.passwordHash
         let password = input.password
-        let valid = try await limits.hash { Bcrypt.verify(password, hash: hash) }
+        let valid = try await limits.hash { Bcrypt.verify(password, hash: stored ?? Self.decoyHash) }
         guard valid, let credentials,
             let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
         else { throw APIError.invalidCredentials }
