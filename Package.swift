@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .target(name: "MakestagramAPI"),
@@ -47,6 +48,14 @@ let package = Package(
         .target(
             name: "MakestagramStoreSQLite",
             dependencies: ["MakestagramStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "MakestagramStorePostgres",
+            dependencies: [
+                "MakestagramStore", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .target(
             name: "MakestagramLive",
@@ -71,7 +80,8 @@ let package = Package(
         .target(
             name: "MakestagramServer",
             dependencies: [
-                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramLive", "MakestagramWeb",
+                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres", "MakestagramLive",
+                "MakestagramWeb",
                 "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -127,9 +137,20 @@ let package = Package(
             ],
             path: "Tests/ServerTestSupport"
         ),
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "MakestagramStorePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresTestSupport"
+        ),
         .testTarget(
             name: "MakestagramStoreTests",
-            dependencies: ["MakestagramStore", "MakestagramStoreSQLite"]
+            dependencies: [
+                "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres", "PostgresTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(name: "PhotosTests", dependencies: ["Photos", "TestFixtures"]),
         .testTarget(

@@ -26,4 +26,9 @@ public enum JSONCoding {
 public enum MediaPath {
     /// The URL path of a stored file.
     public static func url(for fileName: String) -> String { "/media/\(fileName)" }
+
+    /// The stored file's name in a URL path made by ``url(for:)``.
+    public static func fileName(ofURL url: String) -> String {
+        url.hasPrefix("/media/") ? String(url.dropFirst("/media/".count)) : url
+    }
 }

@@ -148,6 +148,11 @@ public final class LiveHub: Service {
             for connection in all where connection.tokenHash == tokenHash {
                 connection.close(code: LiveCloseCode.sessionEnded, reason: "session ended; log in again")
             }
+        case .changesMissed:
+            let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
+            for connection in all {
+                connection.close(code: LiveCloseCode.resync, reason: "updates were missed; reconnect and load again")
+            }
         }
     }
 

@@ -153,3 +153,40 @@ extension PageResult<ListedPost> {
             }, nextKey: nextKey, newestKey: newestKey)
     }
 }
+
+extension PageResult<ListedPost> {
+    /// The page of a newest-first post list from the rows read for `request`, which asked for one more than its
+    /// limit (to learn whether more follow): newest first, with the keys to continue from. For `.newerThan` the rows
+    /// are the posts just above the key, read oldest first, so that repeating with the new top fills any gap.
+    package static func newestFirst(_ rows: [ListedPost], request: PageRequest) -> PageResult<ListedPost> {
+        var items = rows
+        let hasMore = items.count > request.limit
+        if hasMore { items.removeLast() }
+        if case .newerThan(let newer) = request.position {
+            items.reverse()
+            return PageResult(items: items, nextKey: nil, newestKey: items.first?.id ?? newer)
+        }
+        return PageResult(items: items, nextKey: hasMore ? items.last?.id : nil, newestKey: items.first?.id)
+    }
+
+    /// The listed posts that `known` does not hold at their listed version: those to read in full.
+    package func missing(_ known: KnownPosts) -> [Int64] {
+        items.compactMap { item -> Int64? in
+            guard case .known(let id, let version, _) = item, !known(id, version) else { return nil }
+            return id
+        }
+    }
+
+    /// The page with the `missing` posts replaced by `full`, as read; a post deleted since it was listed (when the
+    /// list came from memory) leaves the page.
+    package func completed(missing: [Int64], full: [Post]) -> PageResult<ListedPost> {
+        let full = Dictionary(full.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let wanted = Set(missing)
+        var page = self
+        page.items = items.compactMap { item in
+            guard wanted.contains(item.id) else { return item }
+            return full[item.id].map(ListedPost.post)
+        }
+        return page
+    }
+}

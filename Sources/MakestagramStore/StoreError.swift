@@ -14,4 +14,7 @@ public enum StoreError: Error, Sendable, Equatable {
     case alreadyReported
     /// The database failed; the associated value describes how. No change was made.
     case database(String)
+    /// The database cannot be reached now (a server shared over the network is down or restarting); the associated
+    /// value describes how. No change was made; the same request may succeed shortly.
+    case unavailable(String)
 }

@@ -17,6 +17,10 @@ public enum StoreEvent: Sendable, Equatable {
     case sessionEnded(tokenHash: [UInt8])
     /// `follower` started (`following`) or stopped following `followee`: the follower's home timeline changed.
     case followChanged(follower: Int64, followee: Int64, following: Bool)
+    /// Not a change but the news that changes may have been missed (a store shared by several instances could not
+    /// read the change stream for longer than it keeps changes): every cache forgets everything, and every live
+    /// client must load its screens again (close code ``LiveCloseCode/resync``).
+    case changesMissed
 
     /// The post the event is about, if any.
     public var postID: Int64? {
@@ -26,7 +30,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .commentDeleted(_, let postID, _, _): postID
         case .postCreated(let post, _): post.id
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged: nil
+        case .sessionEnded, .followChanged, .changesMissed: nil
         }
     }
 }

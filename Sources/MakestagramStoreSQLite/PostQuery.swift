@@ -144,14 +144,7 @@ enum PostQuery {
         while let row = try rows.next() {
             items.append(.known(id: row[0], version: row[1], viewerHasLiked: row[2]))
         }
-        let hasMore = items.count > page.limit
-        if hasMore { items.removeLast() }
-        if case .newerThan(let newer) = page.position {
-            // The posts just above the key, oldest first, so that repeating with the new top fills any gap.
-            items.reverse()
-            return PageResult(items: items, nextKey: nil, newestKey: items.first?.id ?? newer)
-        }
-        return PageResult(items: items, nextKey: hasMore ? items.last?.id : nil, newestKey: items.first?.id)
+        return .newestFirst(items, request: page)
     }
 
     /// Reads in full the listed posts that `known` does not hold at their listed version. A post deleted since it
@@ -159,20 +152,9 @@ enum PostQuery {
     static func complete(
         _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts
     ) throws -> PageResult<ListedPost> {
-        let missing = page.items.compactMap { item -> Int64? in
-            guard case .known(let id, let version, _) = item, !known(id, version) else { return nil }
-            return id
-        }
+        let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
-        let full = Dictionary(
-            try posts(db, ids: missing, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let wanted = Set(missing)
-        var page = page
-        page.items = page.items.compactMap { item in
-            guard wanted.contains(item.id) else { return item }
-            return full[item.id].map(ListedPost.post)
-        }
-        return page
+        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer))
     }
 }
 

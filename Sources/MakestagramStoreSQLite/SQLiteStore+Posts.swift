@@ -82,18 +82,10 @@ extension SQLiteStore {
             if window == nil, !page.position.isAfter {
                 // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
                 let top = try Self.timelineList(db, viewer: viewer, page: PageRequest(limit: TimelineWindow.size))
-                let window = TimelineWindow(
-                    entries: top.items.map {
-                        TimelineWindow.Entry(id: $0.id, viewerHasLiked: $0.viewerHasLiked, likeVersion: $0.version)
-                    },
-                    complete: top.nextKey == nil)
-                cache.windows.insert(window, for: viewer, generation: windowGeneration)
-                cache.versions.insert(top.items.map { ($0.id, $0.version) }, generation: versionGeneration)
-                if let slice = window.page(page) {
-                    // The window's entries are the top's items, index for index.
-                    let listed = PageResult(
-                        items: Array(top.items[slice.entries.indices]), nextKey: slice.nextKey,
-                        newestKey: slice.newestKey)
+                if let listed = cache.keep(
+                    top: top, for: viewer, windowGeneration: windowGeneration,
+                    versionGeneration: versionGeneration, answering: page)
+                {
                     return try PostQuery.complete(db, listed, viewer: viewer, known: known)
                 }
             }

@@ -6,9 +6,7 @@ import Testing
 /// The storage contract: every ``Store`` implementation must pass all of these.
 @Suite struct StoreContractTests {
     func withStore(_ factory: StoreFactory, _ body: (any Store) async throws -> Void) async throws {
-        let (store, cleanup) = try factory.make(nil)
-        defer { cleanup() }
-        try await body(store)
+        try await factory.with { made in try await body(made.store) }
     }
 
     @Test(arguments: StoreFactory.all)

@@ -17,13 +17,23 @@ final class RecordingSink: StoreEventSink {
     }
 }
 
+/// A recording sink read once the store has published everything committed.
+struct SettledSink {
+    let sink: RecordingSink
+    let settle: @Sendable () async throws -> Void
+
+    func take() async throws -> [StoreEvent] {
+        try await settle()
+        return sink.take()
+    }
+}
+
 /// The events contract: what every ``Store`` publishes after its commits.
 @Suite struct StoreEventTests {
-    func withStore(_ factory: StoreFactory, _ body: (any Store, RecordingSink) async throws -> Void) async throws {
+    func withStore(_ factory: StoreFactory, _ body: (any Store, SettledSink) async throws -> Void) async throws {
         let sink = RecordingSink()
-        let (store, cleanup) = try factory.make(sink)
-        defer { cleanup() }
-        try await body(store, sink)
+        try await factory.with(sink) { made in try await body(made.store, SettledSink(sink: sink, settle: made.settle))
+        }
     }
 
     @Test(arguments: StoreFactory.all)
@@ -32,7 +42,7 @@ final class RecordingSink: StoreEventSink {
             let alice = try await store.user("alice")
             let bob = try await store.user("bob")
             let post = try await store.photoPost(by: alice)
-            guard case .postCreated(let created, let audience) = sink.take().first else {
+            guard case .postCreated(let created, let audience) = try await sink.take().first else {
                 Issue.record("expected postCreated")
                 return
             }
@@ -41,7 +51,7 @@ final class RecordingSink: StoreEventSink {
             _ = try await store.setLike(postID: post, viewer: bob, liked: true)
             _ = try await store.setLike(postID: post, viewer: alice, liked: true)
             _ = try await store.setLike(postID: post, viewer: bob, liked: false)
-            let changes = sink.take().compactMap { event -> LikeChange? in
+            let changes = try await sink.take().compactMap { event -> LikeChange? in
                 if case .likeChanged(let change) = event { change } else { nil }
             }
             #expect(changes.map(\.likeCount) == [1, 2, 1])
@@ -67,7 +77,7 @@ final class RecordingSink: StoreEventSink {
             try await store.createSession(userID: bob, tokenHash: Array(repeating: 3, count: 32))
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
-            let events = sink.take()
+            let events = try await sink.take()
             guard events.count == 6,
                 case .followChanged(bob, alice, true) = events[0],
                 case .postCreated(_, let audience) = events[1],
@@ -90,7 +100,7 @@ final class RecordingSink: StoreEventSink {
             let alice = try await store.user("alice")
             let bob = try await store.user("bob")
             let post = try await store.photoPost(by: alice)
-            _ = sink.take()
+            _ = try await sink.take()
             await #expect(throws: StoreError.self) {
                 _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
             }
@@ -98,7 +108,7 @@ final class RecordingSink: StoreEventSink {
             await #expect(throws: StoreError.self) {
                 _ = try await store.addComment(postID: 999, author: bob, text: "x")
             }
-            #expect(sink.take().isEmpty)
+            #expect(try await sink.take().isEmpty)
         }
     }
 }

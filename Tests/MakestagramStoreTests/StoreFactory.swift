@@ -1,12 +1,24 @@
 import Foundation
+import Logging
 import MakestagramStore
+import MakestagramStorePostgres
 import MakestagramStoreSQLite
+import PostgresTestSupport
+
+/// A fresh store made by a ``StoreFactory``.
+struct MadeStore: Sendable {
+    var store: any Store
+    /// Returns once every committed change has been published to the sink (at once on SQLite, which publishes as it
+    /// commits; PostgreSQL publishes what it reads from the change stream).
+    var settle: @Sendable () async throws -> Void = {}
+    var cleanup: @Sendable () async -> Void
+}
 
 /// One way of making a fresh, empty store; the contract suite runs against each.
 struct StoreFactory: Sendable, CustomStringConvertible {
     var description: String
     /// Makes a store that publishes its committed changes to the given sink.
-    var make: @Sendable (_ events: (any StoreEventSink)?) throws -> (store: any Store, cleanup: @Sendable () -> Void)
+    var make: @Sendable (_ events: (any StoreEventSink)?) async throws -> MadeStore
 
     /// SQLite on a real file in WAL mode, as the server runs it.
     static let sqlite = StoreFactory(description: "SQLite") { events in
@@ -14,12 +26,42 @@ struct StoreFactory: Sendable, CustomStringConvertible {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = SQLiteStore(
             database: try AppDatabase(path: folder.appendingPathComponent("db.sqlite").path), events: events)
-        return (store, { try? FileManager.default.removeItem(at: folder) })
+        return MadeStore(store: store, cleanup: { try? FileManager.default.removeItem(at: folder) })
     }
 
-    static let all: [StoreFactory] = [.sqlite]
-}
+    /// PostgreSQL: a database of its own on the test server, following its change stream.
+    static let postgres = StoreFactory(description: "PostgreSQL") { events in
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        let store = try await PostgresStore.open(
+            try PostgresOptions(url: url), events: events, logger: Logger(label: "test"))
+        let running = Task { try await store.run() }
+        return MadeStore(
+            store: store, settle: { try await store.caughtUp() },
+            cleanup: {
+                store.close()
+                running.cancel()
+                _ = await running.result
+                await drop()
+            })
+    }
 
+    /// Every store this machine can run: PostgreSQL when the test command started a server.
+    static let all: [StoreFactory] = TestPostgres.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+
+    /// Runs `body` with a fresh store, cleaning up however it ends.
+    func with(
+        _ events: (any StoreEventSink)? = nil, _ body: (MadeStore) async throws -> Void
+    ) async throws {
+        let made = try await make(events)
+        do {
+            try await body(made)
+        } catch {
+            await made.cleanup()
+            throw error
+        }
+        await made.cleanup()
+    }
+}
 /// Helpers shared by the contract tests.
 extension Store {
     func user(_ name: String) async throws -> Int64 {

@@ -48,6 +48,8 @@ enum APIError: Error, Sendable {
     case http(HTTPResponse.Status, String)
     /// Something failed on the server; the detail is deliberately generic.
     case internalError
+    /// The database cannot be reached right now; nothing was changed, and the server recovers by itself.
+    case databaseUnavailable
 
     var problem: Problem {
         switch self {
@@ -110,6 +112,10 @@ enum APIError: Error, Sendable {
             Problem(status: 422, code: code, title: "Invalid image", detail: detail)
         case .http(let status, let detail):
             Problem(status: status.code, code: Self.code(of: status), title: status.reasonPhrase, detail: detail)
+        case .databaseUnavailable:
+            Problem(
+                status: 503, code: .serviceUnavailable, title: "Service unavailable",
+                detail: "The database cannot be reached right now; nothing was changed. Try again shortly.")
         case .internalError:
             Problem(
                 status: 500, code: .internalError, title: "Internal server error",
@@ -146,6 +152,8 @@ extension APIError: HTTPResponseError {
         switch self {
         case .tooManyAttempts(let seconds), .rateLimited(_, let seconds), .busy(let seconds):
             fields[.retryAfter] = String(seconds)
+        case .databaseUnavailable:
+            fields[.retryAfter] = "2"
         case .methodNotAllowed(let allow):
             fields[.allow] = allow.joined(separator: ", ")
         default:
@@ -191,6 +199,7 @@ extension APIError {
         case .alreadyReported:
             self = .conflict(code: .alreadyReported, detail: "You have already reported this post.")
         case .database: self = .internalError
+        case .unavailable: self = .databaseUnavailable
         }
     }
 

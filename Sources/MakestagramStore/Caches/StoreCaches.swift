@@ -1,4 +1,5 @@
 import MakestagramAPI
+import Synchronization
 
 /// What a store keeps in memory from the database — sessions looked up, the tops of home timelines, posts' versions —
 /// and the one place that decides what each committed change does to it.
@@ -15,7 +16,38 @@ package final class StoreCaches: Sendable {
     /// The tops of home timelines recently read, and the versions of their posts.
     package let timelines = TimelineCache()
 
+    /// Until when (nanoseconds of the continuous clock since ``start``) the caches may answer: a store whose changes
+    /// come from elsewhere (PostgreSQL's change stream) renews it on every read of the stream, so that an instance
+    /// cut off from the stream stops answering from memory within a second instead of serving, say, a session that
+    /// ended on another instance. `Int64.max`: always (SQLite, where every change is this process's own).
+    private let trustedUntil = Atomic<Int64>(.max)
+    private let start = ContinuousClock.now
+
     package init() {}
+
+    /// Whether lookups may be answered from memory now.
+    package var isTrusted: Bool {
+        let deadline = trustedUntil.load(ordering: .relaxed)
+        return deadline == .max || nanoseconds(since: start) < deadline
+    }
+
+    /// Trusts the caches for `duration` from now (the change stream was just read up to date).
+    package func trust(for duration: Duration) {
+        let until =
+            nanoseconds(since: start) + Int64(duration.components.seconds) * 1_000_000_000
+            + duration.components.attoseconds / 1_000_000_000
+        trustedUntil.store(until, ordering: .relaxed)
+    }
+
+    /// Stops answering from memory until ``trust(for:)``.
+    package func distrust() {
+        trustedUntil.store(0, ordering: .relaxed)
+    }
+
+    private func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+    }
 
     /// Applies a committed change.
     package func apply(_ event: StoreEvent) {
@@ -34,6 +66,8 @@ package final class StoreCaches: Sendable {
             if let key = SessionKey(tokenHash) { sessions.remove(CollectionOfOne(key)) }
         case .followChanged(let follower, _, _):
             timelines.followsChanged(viewer: follower)
+        case .changesMissed:
+            removeAll()
         }
     }
 

@@ -25,6 +25,26 @@ package final class TimelineCache: Sendable {
         return PageResult(items: items, nextKey: slice.nextKey, newestKey: slice.newestKey)
     }
 
+    /// Keeps `top`, the first ``TimelineWindow/size`` posts of `viewer`'s timeline read from the database, unless a
+    /// change reached the cache since the generations were taken; answers the part of it that `request` asks for,
+    /// or nil if the request reaches past it.
+    package func keep(
+        top: PageResult<ListedPost>, for viewer: Int64, windowGeneration: UInt64, versionGeneration: UInt64,
+        answering request: PageRequest
+    ) -> PageResult<ListedPost>? {
+        let window = TimelineWindow(
+            entries: top.items.map {
+                TimelineWindow.Entry(id: $0.id, viewerHasLiked: $0.viewerHasLiked, likeVersion: $0.version)
+            },
+            complete: top.nextKey == nil)
+        windows.insert(window, for: viewer, generation: windowGeneration)
+        versions.insert(top.items.map { ($0.id, $0.version) }, generation: versionGeneration)
+        guard let slice = window.page(request) else { return nil }
+        // The window's entries are the top's items, index for index.
+        return PageResult(
+            items: Array(top.items[slice.entries.indices]), nextKey: slice.nextKey, newestKey: slice.newestKey)
+    }
+
     // MARK: Changes, applied when their transaction commits
 
     func postCreated(_ postID: Int64, audience: [Int64]) {

@@ -1,0 +1,53 @@
+import Foundation
+import PostgresNIO
+
+/// Where the database is and how to use it, from a URL such as `postgres://user:password@host:5432/database`.
+///
+/// The query may say `sslmode=disable`, `prefer` (the default: TLS when the server offers it) or `require`, and
+/// `pool=N` for the most connections this instance opens (default 20).
+public struct PostgresOptions: Sendable {
+    /// Why a database URL cannot be used.
+    public struct InvalidURL: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    var client: PostgresClient.Configuration
+    /// How long committed changes stay in the change table: an instance cut off from the database for longer must
+    /// forget what it holds and tell its live clients to load again.
+    public var changeRetention: Duration = .seconds(300)
+    /// How often the change table is read when no notification arrives.
+    public var pollInterval: Duration = .milliseconds(250)
+    /// How long caches answer after the last successful read of the change stream.
+    public var staleness: Duration = .seconds(1)
+
+    /// Options for the database `url` names (`postgres://` or `postgresql://`).
+    public init(url: String) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+            let host = components.host, !host.isEmpty
+        else {
+            throw InvalidURL(description: "not a PostgreSQL URL (postgres://user:password@host:5432/database): \(url)")
+        }
+        let username = components.user?.removingPercentEncoding ?? "postgres"
+        let password = components.password?.removingPercentEncoding
+        let database = components.path.count > 1 ? String(components.path.dropFirst()) : nil
+        let query = Dictionary(
+            (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        let port = components.port ?? 5432
+        let clientTLS: PostgresClient.Configuration.TLS
+        switch query["sslmode"] ?? "prefer" {
+        case "disable": clientTLS = .disable
+        case "require", "verify-ca", "verify-full": clientTLS = .require(.makeClientConfiguration())
+        default: clientTLS = .prefer(.makeClientConfiguration())
+        }
+        client = PostgresClient.Configuration(
+            host: host, port: port, username: username, password: password, database: database, tls: clientTLS)
+        // A database that cannot be reached fails requests within three seconds (503), not after a hang.
+        client.options.connectTimeout = .seconds(3)
+        if let pool = query["pool"] {
+            guard let size = Int(pool), size > 0 else {
+                throw InvalidURL(description: "pool must be a positive number of connections, not '\(pool)'")
+            }
+            client.options.maximumConnections = size
+        }
+    }
+}

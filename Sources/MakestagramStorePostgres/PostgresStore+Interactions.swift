@@ -1,0 +1,146 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import PostgresNIO
+
+extension PostgresStore {
+    static func postExists(_ connection: PostgresConnection, _ id: Int64, logger: Logger) async throws -> Bool {
+        try await !connection.query("SELECT 1 FROM posts WHERE id = \(id)", logger: logger).collect().isEmpty
+    }
+
+    /// One statement, one round trip: the `set_like` function changes the like, reads the post's state after it and
+    /// writes the change's row, all in the statement's own transaction.
+    public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
+        var attempt = 1
+        while true {
+            do {
+                let (state, change) = try await read { connection -> (LikeState, LikeChange?) in
+                    let rows = try await connection.query(
+                        "SELECT * FROM set_like(\(postID), \(viewer), \(liked), \(Self.now))", logger: logger
+                    ).collect()
+                    guard let row = rows.first else { throw StoreError.notFound("post") }
+                    let (changed, count, likers, version, username, displayName, avatar) = try row.decode(
+                        (Bool, Int, String, Int64, String, String, String?).self)
+                    let names = PostRows.likerNames(likers)
+                    let state = LikeState(likeCount: count, viewerHasLiked: liked, likers: names, version: version)
+                    guard changed else { return (state, nil) }
+                    let actor = UserSummary(
+                        id: viewer, username: username, displayName: displayName,
+                        avatarURL: avatar.map(MediaPath.url(for:)))
+                    return (
+                        state,
+                        LikeChange(
+                            postID: postID, actor: actor, liked: liked, likeCount: count, likers: names,
+                            version: version)
+                    )
+                }
+                if let change { committed([.likeChanged(change)]) }
+                return state
+            } catch PostgresFailure.retry where attempt < 8 {
+                attempt += 1
+            }
+        }
+    }
+
+    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
+        try await read { connection in
+            guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
+            var sql = SQL(
+                "SELECT u.id, u.username, u.display_name, u.avatar_file, l.id FROM likes l JOIN users u ON u.id = l.user_id"
+            )
+            sql.append(" WHERE l.post_id = \(sql.bind(postID))")
+            return try await PostRows.page(
+                connection, sql, key: "l.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
+        }
+    }
+
+    /// A post's comment count and version, as they are inside the current transaction.
+    static func commentState(_ connection: PostgresConnection, postID: Int64, logger: Logger) async throws -> (
+        count: Int, version: Int64
+    ) {
+        let rows = try await connection.query(
+            "SELECT comment_count, version FROM posts WHERE id = \(postID)", logger: logger
+        ).collect()
+        guard let row = rows.first else { throw StoreError.notFound("post") }
+        let (count, version) = try row.decode((Int, Int64).self)
+        return (count, version)
+    }
+
+    public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
+        try await write { connection, changes in
+            guard try await Self.postExists(connection, postID, logger: logger) else {
+                throw StoreError.notFound("post")
+            }
+            let rows = try await connection.query(
+                """
+                WITH added AS (
+                  INSERT INTO comments (post_id, author_id, text, created_at)
+                  VALUES (\(postID), \(author), \(text), \(Self.now)) RETURNING *)
+                SELECT \(unescaped: PostRows.commentColumns) FROM added c JOIN users u ON u.id = c.author_id
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("comment") }
+            let comment = try PostRows.comment(row)
+            let state = try await Self.commentState(connection, postID: postID, logger: logger)
+            changes.publish(.commentCreated(comment: comment, commentCount: state.count, version: state.version))
+            return comment
+        }
+    }
+
+    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
+        try await read { connection in
+            guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
+            var sql = SQL("SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id")
+            sql.append(" WHERE c.post_id = \(sql.bind(postID))")
+            return try await PostRows.page(
+                connection, sql, key: "c.id", descending: false, page: page, logger: logger, decode: PostRows.comment)
+        }
+    }
+
+    public func deleteComment(id: Int64, viewer: Int64) async throws {
+        try await write { connection, changes in
+            let rows = try await connection.query(
+                """
+                SELECT c.author_id, c.post_id, p.author_id FROM comments c JOIN posts p ON p.id = c.post_id
+                WHERE c.id = \(id) FOR UPDATE OF c
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("comment") }
+            let (author, postID, postAuthor) = try row.decode((Int64, Int64, Int64).self)
+            guard author == viewer || postAuthor == viewer else { throw StoreError.forbidden }
+            let deleted = try await connection.query(
+                "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger
+            ).collect()
+            guard !deleted.isEmpty else { throw StoreError.notFound("comment") }
+            let state = try await Self.commentState(connection, postID: postID, logger: logger)
+            changes.publish(
+                .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version))
+        }
+    }
+
+    public func report(postID: Int64, reporter: Int64, reason: String) async throws {
+        do {
+            try await write { connection, _ in
+                let rows = try await connection.query(
+                    "SELECT author_id FROM posts WHERE id = \(postID)", logger: logger
+                ).collect()
+                guard let author = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("post") }
+                if author == reporter { throw StoreError.cannotReportOwnPost }
+                try await connection.query(
+                    """
+                    INSERT INTO reports (post_id, reporter_id, reason, created_at)
+                    VALUES (\(postID), \(reporter), \(reason), \(Self.now))
+                    """, logger: logger)
+            }
+        } catch PostgresFailure.uniqueViolation {
+            throw StoreError.alreadyReported
+        }
+    }
+
+    public func reportCount(postID: Int64) async throws -> Int? {
+        try await read { connection in
+            try await connection.query("SELECT report_count FROM posts WHERE id = \(postID)", logger: logger)
+                .collect().first?.decode(Int.self)
+        }
+    }
+}

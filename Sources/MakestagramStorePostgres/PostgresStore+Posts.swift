@@ -1,0 +1,129 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import PostgresNIO
+
+extension PostgresStore {
+    static func post(_ connection: PostgresConnection, id: Int64, viewer: Int64, logger: Logger) async throws -> Post? {
+        try await PostRows.posts(connection, ids: [id], viewer: viewer, logger: logger).first
+    }
+
+    /// Everyone whose home timeline holds the post.
+    static func audience(_ connection: PostgresConnection, postID: Int64, logger: Logger) async throws -> [Int64] {
+        var audience: [Int64] = []
+        for try await user in try await connection.query(
+            "SELECT user_id FROM feed WHERE post_id = \(postID)", logger: logger
+        ).decode(Int64.self) {
+            audience.append(user)
+        }
+        return audience
+    }
+
+    public func createPost(_ post: NewPost) async throws -> Post {
+        try await write { connection, changes in
+            let rows = try await connection.query(
+                """
+                INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
+                  thumb_file, thumb_width, thumb_height, created_at)
+                VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
+                  \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
+                  \(post.thumb.height), \(Self.now))
+                RETURNING id
+                """, logger: logger
+            ).collect()
+            let id = try rows[0].decode(Int64.self)
+            guard let created = try await Self.post(connection, id: id, viewer: post.authorID, logger: logger) else {
+                throw StoreError.notFound("post")
+            }
+            let audience = try await Self.audience(connection, postID: id, logger: logger)
+            changes.publish(.postCreated(post: created, audience: audience))
+            return created
+        }
+    }
+
+    public func post(id: Int64, viewer: Int64) async throws -> Post? {
+        try await read { connection in try await Self.post(connection, id: id, viewer: viewer, logger: logger) }
+    }
+
+    public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
+        guard !ids.isEmpty else { return [] }
+        return try await read { connection in
+            try await PostRows.posts(connection, ids: ids, viewer: viewer, logger: logger)
+        }
+    }
+
+    public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
+        try await write { connection, changes in
+            let rows = try await connection.query(
+                "SELECT author_id, full_file, thumb_file, version FROM posts WHERE id = \(id) FOR UPDATE",
+                logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("post") }
+            let (author, full, thumb, version) = try row.decode((Int64, String, String, Int64).self)
+            guard author == viewer else { throw StoreError.forbidden }
+            let audience = try await Self.audience(connection, postID: id, logger: logger)
+            try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
+            changes.publish(.postDeleted(postID: id, version: version + 1, audience: audience), author: author)
+            return [full, thumb]
+        }
+    }
+
+    /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only
+    /// the posts `known` does not hold; otherwise reads the list, keeping the top of the timeline on a first page or
+    /// pull to refresh. While the change stream is not current (``StoreCaches/isTrusted``) every page is read from
+    /// the database and nothing is kept.
+    public func timeline(viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws -> PageResult<
+        ListedPost
+    > {
+        let cache = caches.timelines
+        let trusted = caches.isTrusted
+        let (window, windowGeneration) = trusted ? cache.windows.lookup(viewer) : (nil, 0)
+        if let window, let listed = cache.page(page, in: window) {
+            if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
+            return try await read { connection in
+                try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+            }
+        }
+        let versionGeneration = cache.versions.generation
+        return try await read { connection in
+            if trusted, window == nil, !page.position.isAfter {
+                // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
+                let top = try await Self.timelineList(
+                    connection, viewer: viewer, page: PageRequest(limit: TimelineWindow.size), logger: logger)
+                if let listed = cache.keep(
+                    top: top, for: viewer, windowGeneration: windowGeneration,
+                    versionGeneration: versionGeneration, answering: page)
+                {
+                    return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+                }
+            }
+            let listed = try await Self.timelineList(connection, viewer: viewer, page: page, logger: logger)
+            if trusted {
+                cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
+            }
+            return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+        }
+    }
+
+    static func timelineList(_ connection: PostgresConnection, viewer: Int64, page: PageRequest, logger: Logger)
+        async throws -> PageResult<ListedPost>
+    {
+        try await PostRows.list(
+            connection, from: "feed f JOIN posts p ON p.id = f.post_id", filter: { "f.user_id = \($0.bind(viewer))" },
+            key: "f.post_id", viewer: viewer, page: page, logger: logger)
+    }
+
+    public func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
+        -> PageResult<ListedPost>?
+    {
+        try await read { connection in
+            guard let author = try await Self.userID(connection, username: username, logger: logger) else {
+                return nil
+            }
+            let listed = try await PostRows.list(
+                connection, from: "posts p", filter: { "p.author_id = \($0.bind(author))" }, key: "p.id",
+                viewer: viewer, page: page, logger: logger)
+            return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+        }
+    }
+}

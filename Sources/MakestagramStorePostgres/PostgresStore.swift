@@ -1,0 +1,327 @@
+// MakestagramStorePostgres: the Store on PostgreSQL through postgres-nio, for several server instances sharing one
+// database — the same schema and guarantees as the SQLite store (triggers keep every count exact; keyset pages),
+// migrations under an advisory lock, and the change stream through which every instance keeps its caches and its
+// live sockets true whichever instance made a change.
+
+import Foundation
+import Logging
+import MakestagramAPI
+import MakestagramStore
+import PostgresNIO
+import ServiceLifecycle
+
+/// The ``Store`` on PostgreSQL. Open one with ``open(_:events:logger:)`` and run it (it is a `Service`): running
+/// reads the change stream (``ChangeStream``) until shutdown, then closes the connections.
+///
+/// Each write is one transaction ending in a row of the `changes` table. When it commits, this instance applies the
+/// change to its caches at once (so that whoever made it reads it back), and every instance, this one included,
+/// reads it from the stream, applies it to its caches again (idempotently) and hands it to `events` for its
+/// sockets.
+public final class PostgresStore: Store, Service {
+    let client: PostgresClient
+    let caches = StoreCaches()
+    let logger: Logger
+    let stream: ChangeStream
+    private let clientTask: Task<Void, Never>
+    private let started: AsyncStream<Void>
+
+    /// Connects to the database `options` name, migrates it, and starts following its changes; `events` receives
+    /// every change any instance commits, in commit order. Throws ``StoreError/unavailable(_:)`` when the database
+    /// cannot be reached.
+    public static func open(_ options: PostgresOptions, events: (any StoreEventSink)?, logger: Logger) async throws
+        -> PostgresStore
+    {
+        let store = PostgresStore(options, events: events, logger: logger)
+        await store.clientStarted()
+        do {
+            try await store.mapErrors { try await Schema.migrate(store.client, logger: logger) }
+            try await store.stream.start()
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    private init(_ options: PostgresOptions, events: (any StoreEventSink)?, logger: Logger) {
+        self.logger = logger
+        let client = PostgresClient(configuration: options.client, backgroundLogger: logger)
+        self.client = client
+        let (started, starting) = AsyncStream.makeStream(of: Void.self)
+        self.started = started
+        clientTask = Task {
+            starting.finish()
+            await client.run()
+        }
+        stream = ChangeStream(
+            client: client, caches: caches, events: events, options: options,
+            logger: logger)
+    }
+
+    /// Returns once the connection pool runs (leasing before would log a warning).
+    private func clientStarted() async {
+        for await _ in started {}
+        await Task.yield()
+    }
+
+    /// Follows the change stream until graceful shutdown, then closes the connections.
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await stream.run()
+        } onGracefulShutdown: {
+            self.stream.stop()
+        }
+        close()
+    }
+
+    /// Returns once every change committed (by any instance) before the call has been applied to this instance's
+    /// caches and published to its sink.
+    public func caughtUp() async throws {
+        try await mapErrors { try await stream.caughtUp() }
+    }
+
+    /// Stops following changes and closes every connection.
+    public func close() {
+        stream.stop()
+        clientTask.cancel()
+    }
+
+    // MARK: Running statements
+
+    /// Runs `body` on a pooled connection, translating failures into ``StoreError``.
+    func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await mapErrors { try await client.withConnection { connection in try await body(connection) } }
+    }
+
+    /// Runs `body` in a transaction whose changes are published: `body` records each event it causes in the
+    /// ``Changes`` it is given; they are written to the change table as the transaction's last statement, applied to
+    /// this instance's caches once it commits, and announced to the other instances. A deadlock or serialization
+    /// failure (possible between triggers of concurrent writes) runs the whole transaction again.
+    func write<T: Sendable>(_ body: (PostgresConnection, Changes) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            let changes = Changes()
+            do {
+                let result = try await mapErrors {
+                    try await client.withConnection { connection in
+                        try await connection.query("BEGIN", logger: logger)
+                        do {
+                            let result = try await body(connection, changes)
+                            if !changes.records.isEmpty {
+                                let payloads = try changes.records.map { try $0.json() }
+                                try await connection.query(
+                                    "INSERT INTO changes (payload) SELECT unnest(\(payloads)::text[])", logger: logger)
+                            }
+                            try await connection.query("COMMIT", logger: logger)
+                            return result
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
+                    }
+                }
+                committed(changes.events)
+                return result
+            } catch PostgresFailure.retry where attempt < 8 {
+                attempt += 1
+                try? await Task.sleep(for: .milliseconds(attempt * 2))
+            }
+        }
+    }
+
+    /// What a committed transaction of this instance changed: applied to the caches before it is answered, and
+    /// every instance is told to read the stream.
+    func committed(_ events: [StoreEvent]) {
+        guard !events.isEmpty else { return }
+        for event in events { caches.apply(event) }
+        stream.committed()
+    }
+
+    /// Runs `body`, translating postgres-nio's errors into ``StoreError``: constraint and data errors keep their
+    /// meaning, a lost or unreachable server becomes ``StoreError/unavailable(_:)``.
+    func mapErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PostgresFailure {
+            throw error
+        } catch let error as PSQLError {
+            throw Self.storeError(error)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw StoreError.unavailable(String(describing: error))
+        }
+    }
+
+    static func storeError(_ error: PSQLError) -> any Error {
+        guard let state = error.serverInfo?[.sqlState] else {
+            return StoreError.unavailable("\(error.code)")
+        }
+        let message = error.serverInfo?[.message] ?? "\(error.code)"
+        switch state {
+        case "40001", "40P01": return PostgresFailure.retry
+        case "23505": return PostgresFailure.uniqueViolation(error.serverInfo?[.constraintName] ?? "")
+        case "23503":
+            return StoreError.notFound(error.serverInfo?[.constraintName].map(Self.referenced(by:)) ?? "item")
+        case _ where state.hasPrefix("08") || state.hasPrefix("57P") || state == "53300":
+            return StoreError.unavailable(message)
+        default: return StoreError.database("\(state): \(message)")
+        }
+    }
+
+    /// What a foreign key constraint named by PostgreSQL (`likes_post_id_fkey`) refers to.
+    static func referenced(by constraint: String) -> String {
+        if constraint.contains("post_id") { return "post" }
+        if constraint.contains("token_hash") { return "session" }
+        return "user"
+    }
+
+    static var now: Double { Date().timeIntervalSince1970 }
+
+    /// The ASCII lower case of a username as typed: stored names are ASCII lower case (the schema checks), and only
+    /// ASCII letters fold, as SQLite's NOCASE does (a Kelvin sign must not find `kate`).
+    static func folded(_ username: String) -> String {
+        String(
+            decoding: username.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
+    }
+
+    // MARK: Accounts and sessions
+
+    public func createUser(_ user: NewUser) async throws -> UserProfile {
+        do {
+            return try await write { connection, _ in
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO users (username, display_name, password_hash, created_at)
+                    VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(Self.now)) RETURNING id
+                    """, logger: logger
+                ).collect()
+                let id = try rows[0].decode(Int64.self)
+                guard let profile = try await Self.profile(connection, id: id, viewer: id, logger: logger) else {
+                    throw StoreError.notFound("user")
+                }
+                return profile
+            }
+        } catch PostgresFailure.uniqueViolation {
+            throw StoreError.usernameTaken
+        }
+    }
+
+    public func credentials(username: String) async throws -> Credentials? {
+        try await read { connection in
+            let rows = try await connection.query(
+                "SELECT id, password_hash FROM users WHERE username = \(Self.folded(username))", logger: logger
+            ).collect()
+            return try rows.first.map { row in
+                let (id, hash) = try row.decode((Int64, String).self)
+                return Credentials(userID: id, passwordHash: hash)
+            }
+        }
+    }
+
+    public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
+        _ = try await read { connection in
+            try await connection.query(
+                """
+                INSERT INTO sessions (token_hash, user_id, created_at)
+                VALUES (\(Data(tokenHash)), \(userID), \(Self.now))
+                """, logger: logger)
+        }
+    }
+
+    public func deleteSession(tokenHash: [UInt8]) async throws {
+        try await write { connection, changes in
+            let rows = try await connection.query(
+                "DELETE FROM sessions WHERE token_hash = \(Data(tokenHash)) RETURNING 1", logger: logger
+            ).collect()
+            if !rows.isEmpty { changes.publish(.sessionEnded(tokenHash: tokenHash)) }
+        }
+    }
+
+    public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
+        // Hashes of another length (never made by the server) are looked up but not cached.
+        let key = caches.isTrusted ? SessionKey(tokenHash) : nil
+        let (cached, generation) = key.map(caches.sessions.lookup) ?? (nil, 0)
+        if let cached { return cached }
+        let user = try await read { connection in
+            let rows = try await connection.query(
+                """
+                SELECT u.id, u.username, u.display_name, u.avatar_file
+                FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(Data(tokenHash))
+                """, logger: logger
+            ).collect()
+            return try rows.first.map(PostRows.summary)
+        }
+        if let user, let key { caches.sessions.insert(user, for: key, generation: generation) }
+        return user
+    }
+
+    public func createEventTicket(ticketHash: [UInt8], tokenHash: [UInt8], expiresAt: Date) async throws {
+        _ = try await read { connection in
+            try await connection.query(
+                """
+                WITH expired AS (DELETE FROM event_tickets WHERE expires_at < \(Self.now))
+                INSERT INTO event_tickets (ticket_hash, token_hash, expires_at)
+                VALUES (\(Data(ticketHash)), \(Data(tokenHash)), \(expiresAt.timeIntervalSince1970))
+                """, logger: logger)
+        }
+    }
+
+    public func redeemEventTicket(ticketHash: [UInt8]) async throws -> (user: UserSummary, tokenHash: [UInt8])? {
+        let tokenHash = try await read { connection -> [UInt8]? in
+            let rows = try await connection.query(
+                """
+                DELETE FROM event_tickets WHERE ticket_hash = \(Data(ticketHash)) AND expires_at >= \(Self.now)
+                RETURNING token_hash
+                """, logger: logger
+            ).collect()
+            return try rows.first.map { [UInt8](try $0.decode(Data.self)) }
+        }
+        guard let tokenHash, let user = try await sessionUser(tokenHash: tokenHash) else { return nil }
+        return (user, tokenHash)
+    }
+
+    // MARK: Maintenance
+
+    public func referencedMediaFiles() async throws -> Set<String> {
+        try await read { connection in
+            let rows = try await connection.query(
+                """
+                SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
+                UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
+                """, logger: logger)
+            var files = Set<String>()
+            for try await name in rows.decode(String.self) { files.insert(name) }
+            return files
+        }
+    }
+}
+
+/// The events a write transaction causes, in the order it causes them.
+final class Changes: @unchecked Sendable {
+    // Only touched by the task running the transaction.
+    private(set) var events: [StoreEvent] = []
+    private(set) var records: [ChangeRecord] = []
+
+    /// Publishes `event` once the transaction commits; `author` is a deleted post's author (its audience is
+    /// resolved by each reader from the author's followers).
+    func publish(_ event: StoreEvent, author: Int64? = nil) {
+        events.append(event)
+        records.append(ChangeRecord(event, author: author))
+    }
+
+    /// A change already written to the change table by the statement that made it (a like).
+    func published(_ event: StoreEvent) {
+        events.append(event)
+    }
+}
+
+/// Failures the store handles itself before they become a ``StoreError``.
+enum PostgresFailure: Error {
+    /// A deadlock or serialization failure: the transaction is run again.
+    case retry
+    /// A unique constraint (named) refused a row.
+    case uniqueViolation(String)
+}

@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import MakestagramAPI
+import MakestagramStore
+import PostgresTestSupport
+import Testing
+
+@testable import MakestagramStorePostgres
+
+/// Two instances over one PostgreSQL database, as two server processes run: writes go through either, and the
+/// timelines each serves through its caches must match the database — the instance that wrote at once (it applies
+/// its own changes when they commit), the other once the change stream brought them.
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs MAKESTAGRAM_TEST_POSTGRES"))
+struct SharedCachesTests {
+    func withInstances(_ body: (PostgresStore, PostgresStore) async throws -> Void) async throws {
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        let options = try PostgresOptions(url: url)
+        let first = try await PostgresStore.open(options, events: nil, logger: Logger(label: "a"))
+        let second = try await PostgresStore.open(options, events: nil, logger: Logger(label: "b"))
+        let running = [Task { try await first.run() }, Task { try await second.run() }]
+        func stop() async {
+            first.close()
+            second.close()
+            for task in running { _ = await task.result }
+            await drop()
+        }
+        do {
+            try await body(first, second)
+        } catch {
+            await stop()
+            throw error
+        }
+        await stop()
+    }
+
+    @Test func cachedTimelinesOfTwoInstancesMatchTheDatabaseThroughRandomWrites() async throws {
+        try await withInstances { a, b in
+            let names = ["ana", "ben", "cyd", "dee", "eve"]
+            var users: [Int64] = []
+            for name in names { users.append(try await a.user(name)) }
+            try await b.caughtUp()
+            var posts: [Int64] = []
+            var generator = SeededGenerator(seed: 11)
+            var hits = 0
+            for step in 0..<250 {
+                let writer = Bool.random(using: &generator) ? a : b
+                let other = writer === a ? b : a
+                let actor = users.randomElement(using: &generator)!
+                switch Int.random(in: 0..<10, using: &generator) {
+                case 0..<4:
+                    posts.append(try await writer.photoPost(by: actor))
+                case 4:
+                    for (index, post) in posts.enumerated().shuffled(using: &generator) {
+                        guard (try? await writer.deletePost(id: post, viewer: actor)) != nil else { continue }
+                        posts.remove(at: index)
+                        break
+                    }
+                case 5..<8:
+                    if let post = posts.randomElement(using: &generator) {
+                        _ = try await writer.setLike(
+                            postID: post, viewer: actor, liked: Bool.random(using: &generator))
+                    }
+                case 8:
+                    let followee = users.filter { $0 != actor }.randomElement(using: &generator)!
+                    _ = try await writer.setFollow(
+                        viewer: actor, username: names[users.firstIndex(of: followee)!],
+                        following: Int.random(in: 0..<3, using: &generator) > 0)
+                default:
+                    if let post = posts.randomElement(using: &generator) {
+                        _ = try await writer.addComment(postID: post, author: actor, text: "step \(step)")
+                    }
+                }
+                // The writer without waiting; the other once the stream brought the change.
+                hits += try await compare(writer, users: users, step: step)
+                try await other.caughtUp()
+                hits += try await compare(other, users: users, step: step)
+            }
+            #expect(hits > 2_000)
+        }
+    }
+
+    /// Compares every user's timeline pages served by `store` with the database; answers how many came from memory.
+    func compare(_ store: PostgresStore, users: [Int64], step: Int) async throws -> Int {
+        var hits = 0
+        for viewer in users {
+            let first = PageRequest(limit: 3)
+            let expected = try await store.read { connection in
+                try await PostgresStore.timelineList(connection, viewer: viewer, page: first, logger: store.logger)
+            }
+            var requests = [first, PageRequest(limit: 100)]
+            if let next = expected.nextKey { requests.append(PageRequest(position: .after(next), limit: 3)) }
+            if let newest = expected.newestKey {
+                requests.append(PageRequest(position: .newerThan(newest - 5), limit: 2))
+            }
+            for request in requests {
+                let fromDatabase = try await store.read { connection in
+                    try await PostgresStore.timelineList(
+                        connection, viewer: viewer, page: request, logger: store.logger)
+                }
+                if let window = store.caches.timelines.windows.lookup(viewer).value,
+                    let cached = store.caches.timelines.page(request, in: window)
+                {
+                    hits += 1
+                    #expect(same(cached, fromDatabase), "step \(step), viewer \(viewer), \(request)")
+                }
+                let served = try await store.timeline(viewer: viewer, page: request, known: { _, _ in true })
+                #expect(same(served, fromDatabase), "step \(step), viewer \(viewer), \(request)")
+            }
+        }
+        return hits
+    }
+
+    func same(_ lhs: PageResult<ListedPost>, _ rhs: PageResult<ListedPost>) -> Bool {
+        lhs.items == rhs.items && lhs.nextKey == rhs.nextKey && lhs.newestKey == rhs.newestKey
+    }
+
+    @Test func aLogOutThroughOneInstanceEndsTheSessionOnTheOther() async throws {
+        try await withInstances { a, b in
+            let alice = try await a.user("alice")
+            let token = [UInt8](repeating: 9, count: 32)
+            try await a.createSession(userID: alice, tokenHash: token)
+            // Both instances now hold the session in memory.
+            #expect(try await a.sessionUser(tokenHash: token)?.username == "alice")
+            #expect(try await b.sessionUser(tokenHash: token)?.username == "alice")
+            try await a.deleteSession(tokenHash: token)
+            #expect(try await a.sessionUser(tokenHash: token) == nil)
+            try await b.caughtUp()
+            #expect(try await b.sessionUser(tokenHash: token) == nil)
+        }
+    }
+
+    @Test func caughtUpInstancesPublishEveryChangeOnceInCommitOrder() async throws {
+        let sinks = (RecordingSink(), RecordingSink())
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        let options = try PostgresOptions(url: url)
+        let a = try await PostgresStore.open(options, events: sinks.0, logger: Logger(label: "a"))
+        let b = try await PostgresStore.open(options, events: sinks.1, logger: Logger(label: "b"))
+        let running = [Task { try await a.run() }, Task { try await b.run() }]
+        let author = try await a.user("author")
+        let post = try await a.photoPost(by: author)
+        var likers: [Int64] = []
+        for index in 0..<20 { likers.append(try await b.user("liker\(index)")) }
+        // Likes through both instances at once.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, liker) in likers.enumerated() {
+                group.addTask {
+                    _ = try await (index % 2 == 0 ? a : b).setLike(postID: post, viewer: liker, liked: true)
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await a.caughtUp()
+        try await b.caughtUp()
+        for events in [sinks.0.take(), sinks.1.take()] {
+            let likes = events.compactMap { event -> LikeChange? in
+                if case .likeChanged(let change) = event { change } else { nil }
+            }
+            #expect(likes.map(\.likeCount) == Array(1...20))
+            #expect(likes.map(\.version) == likes.map(\.version).sorted())
+            #expect(
+                events.contains {
+                    if case .postCreated(let created, [author]) = $0 { created.id == post } else { false }
+                })
+        }
+        a.close()
+        b.close()
+        for task in running { _ = await task.result }
+        await drop()
+    }
+}
