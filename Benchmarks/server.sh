@@ -66,17 +66,7 @@ measure() {
   local out
   out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency "$@")
   echo "$out" >> "$work/wrk.log"
-  python3 - "$out" <<'PY'
-import re, sys
-text = sys.argv[1]
-def ms(label):
-    m = re.search(r"^\s*" + label + r"\s+([\d.]+)(us|ms|s)\s*$", text, re.M)
-    value, unit = float(m.group(1)), m.group(2)
-    return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print(f"{rps:.0f} {ms('50%'):.2f} {ms('99%'):.2f} {errors.group(1) if errors else 0}")
-PY
+  python3 Benchmarks/wrk-summary.py <<< "$out"
 }
 
 echo "== warm-up"

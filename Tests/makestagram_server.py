@@ -25,11 +25,11 @@ class Server:
     """A `makestagram serve` of its own, started with extra flags and optionally through a shell prefix (ulimit,
     strace)."""
 
-    def __init__(self, *flags: str, prefix: str = "exec"):
-        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="makestagram-hardening-"))
+    def __init__(self, *flags: str, prefix: str = "exec", data: str | None = None):
+        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="makestagram-server-"))
         self.log_path = self.folder / "server.log"
-        command = [server_binary(), "serve", "--port", "0", "--data", str(self.folder / "data"), "--log-level", "info",
-                   *flags]
+        command = [server_binary(), "serve", "--port", "0", "--data", data or str(self.folder / "data"),
+                   "--log-level", "info", *flags]
         shell = f"{prefix} {' '.join(map(quote, command))}"
         self.log = open(self.log_path, "w")
         # A session of its own, so that stopping it ends strace and the server it traces together.
@@ -53,6 +53,14 @@ class Server:
                                json={"username": username, "password": "correct horse", "displayName": username})
         assert answer.status_code == 201, answer.text
         return answer.json()["token"]
+
+    def kill(self):
+        """Ends the server at once (SIGKILL), as a crash or a lost machine would."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
 
     def stop(self):
         try:

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(libvips-dev pkg-config libsqlite3-dev)
-[ "${1:-}" = "--test" ] && packages+=(python3 python3-pip chromium chromium-driver curl strace)
+[ "${1:-}" = "--test" ] && packages+=(python3 python3-pip chromium chromium-driver curl strace postgresql nginx)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs what is missing and runs every test: the Swift suites (server, store, photos, SDK, Incremental), the HTTP
-# API conformance tests, the command line against a live server, the web client in headless Chromium, and the
-# Incremental tests again under ThreadSanitizer.
+# Installs what is missing and runs every test: the Swift suites (server, store on SQLite and PostgreSQL, photos, SDK,
+# Incremental), the HTTP API conformance tests, the command line against a live server, the web client in headless
+# Chromium, two instances on PostgreSQL behind nginx, and the Incremental tests again under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
+# A throwaway PostgreSQL server for the store's contract tests and the deployment test; removed however this ends.
+eval "$(bash scripts/postgres.sh start)"
+trap 'bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 swift build --build-tests
 swift test --skip-build
-MAKESTAGRAM_BIN="$(swift build --show-bin-path)/makestagram" python3 -m pytest -q Tests/api Tests/cli Tests/browser
+MAKESTAGRAM_BIN="$(swift build --show-bin-path)/makestagram" python3 -m pytest -q Tests/api Tests/cli Tests/browser \
+  Tests/deployment
 bash scripts/tsan-incremental.sh

@@ -51,6 +51,10 @@ final class ChangeStream: Sendable {
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
     private let decoder = JSONDecoder()
+    private let failing = Atomic(false)
+
+    /// Whether the last read of the stream failed (the database is probably out of reach).
+    var isFailing: Bool { failing.load(ordering: .relaxed) }
 
     init(
         client: PostgresClient, caches: StoreCaches, events: (any StoreEventSink)?, options: PostgresOptions,
@@ -66,7 +70,7 @@ final class ChangeStream: Sendable {
 
     /// Starts from now: the caches are empty, so nothing before matters.
     func start() async throws {
-        let rows = try await client.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").collect()
+        let rows = try await query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
         let watermark = try rows[0].decode(String.self)
         state.withLock {
             $0.watermark = watermark
@@ -91,7 +95,7 @@ final class ChangeStream: Sendable {
         guard send else { return }
         Task {
             while true {
-                _ = try? await client.query("SELECT pg_notify(\(Self.channel), '')")
+                _ = try? await query("SELECT pg_notify(\(Self.channel), '')")
                 let again = state.withLock { state -> Bool in
                     if case .sendingAndAgain = state.notifying {
                         state.notifying = .sending
@@ -108,11 +112,18 @@ final class ChangeStream: Sendable {
     /// Returns once every change committed before the call has been read, applied and published here.
     func caughtUp() async throws {
         // A transaction ID of its own, committed: once the watermark is past it, so is everything before it.
-        let rows = try await client.query("SELECT pg_current_xact_id()::text").collect()
+        let rows = try await query("SELECT pg_current_xact_id()::text")
         guard let mark = UInt64(try rows[0].decode(String.self)) else { return }
         while (UInt64(state.withLock { $0.watermark }) ?? 0) <= mark {
             wake.yield()
             try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    /// Runs one statement on a pooled connection, with the store's timeout.
+    private func query(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await client.leased(timeout: options.operationTimeout) { [logger] connection in
+            try await connection.query(query, logger: logger).collect()
         }
     }
 
@@ -145,6 +156,7 @@ final class ChangeStream: Sendable {
         for await _ in wakeups {
             do {
                 try await read()
+                self.failing.store(false, ordering: .relaxed)
                 if failing {
                     logger.notice("reading the change stream again")
                     failing = false
@@ -152,11 +164,12 @@ final class ChangeStream: Sendable {
                 if ContinuousClock.now - lastCleanUp > .seconds(60) {
                     lastCleanUp = .now
                     let seconds = Double(options.changeRetention.components.seconds)
-                    try await client.query(
+                    try await query(
                         "DELETE FROM changes WHERE created_at < now() - make_interval(secs => \(seconds))")
                 }
             } catch {
                 caches.distrust()
+                self.failing.store(true, ordering: .relaxed)
                 if state.withLock({ $0.stopped }) { return }
                 if !failing {
                     logger.error(
@@ -183,14 +196,14 @@ final class ChangeStream: Sendable {
             events?.publish(.changesMissed)
             return
         }
-        let rows = try await client.query(
+        let rows = try await query(
             """
             WITH w AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
             SELECT w.xmin::text, c.payload FROM w
             LEFT JOIN changes c ON c.xid >= \(watermark)::text::xid8 AND c.xid < w.xmin
             ORDER BY c.seq
             """
-        ).collect()
+        )
         var next = watermark
         var records: [ChangeRecord] = []
         for row in rows {
@@ -224,9 +237,10 @@ final class ChangeStream: Sendable {
     private func audiences(of authors: Set<Int64>) async throws -> [Int64: [Int64]] {
         guard !authors.isEmpty else { return [:] }
         var audiences: [Int64: [Int64]] = [:]
-        let rows = try await client.query(
+        let rows = try await query(
             "SELECT followee_id, follower_id FROM follows WHERE followee_id = ANY(\(Array(authors))::bigint[])")
-        for try await (author, follower) in rows.decode((Int64, Int64).self) {
+        for row in rows {
+            let (author, follower) = try row.decode((Int64, Int64).self)
             audiences[author, default: []].append(follower)
         }
         return audiences

@@ -17,8 +17,16 @@ public struct PostgresOptions: Sendable {
     public var changeRetention: Duration = .seconds(300)
     /// How often the change table is read when no notification arrives.
     public var pollInterval: Duration = .milliseconds(250)
+    /// How long a statement or transaction may take, waiting for a connection included, before it fails as
+    /// unavailable (503).
+    public var operationTimeout: Duration = .seconds(5)
     /// How long caches answer after the last successful read of the change stream.
     public var staleness: Duration = .seconds(1)
+
+    /// The database as `user@host:port/database`, without the password (for logs and errors).
+    public var displayName: String {
+        "\(client.username)@\(client.host ?? "?"):\(client.port ?? 5432)/\(client.database ?? client.username)"
+    }
 
     /// Options for the database `url` names (`postgres://` or `postgresql://`).
     public init(url: String) throws {
@@ -36,8 +44,10 @@ public struct PostgresOptions: Sendable {
         let clientTLS: PostgresClient.Configuration.TLS
         switch query["sslmode"] ?? "prefer" {
         case "disable": clientTLS = .disable
+        case "allow", "prefer": clientTLS = .prefer(.makeClientConfiguration())
         case "require", "verify-ca", "verify-full": clientTLS = .require(.makeClientConfiguration())
-        default: clientTLS = .prefer(.makeClientConfiguration())
+        case let mode:
+            throw InvalidURL(description: "sslmode must be disable, prefer or require, not '\(mode)'")
         }
         client = PostgresClient.Configuration(
             host: host, port: port, username: username, password: password, database: database, tls: clientTLS)

@@ -14,7 +14,7 @@ extension PostgresStore {
         var attempt = 1
         while true {
             do {
-                let (state, change) = try await read { connection -> (LikeState, LikeChange?) in
+                let (state, change) = try await read { [logger] connection -> (LikeState, LikeChange?) in
                     let rows = try await connection.query(
                         "SELECT * FROM set_like(\(postID), \(viewer), \(liked), \(Self.now))", logger: logger
                     ).collect()
@@ -43,7 +43,7 @@ extension PostgresStore {
     }
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await read { connection in
+        try await read { [logger] connection in
             guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT u.id, u.username, u.display_name, u.avatar_file, l.id FROM likes l JOIN users u ON u.id = l.user_id"
@@ -67,7 +67,7 @@ extension PostgresStore {
     }
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             guard try await Self.postExists(connection, postID, logger: logger) else {
                 throw StoreError.notFound("post")
             }
@@ -88,7 +88,7 @@ extension PostgresStore {
     }
 
     public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
-        try await read { connection in
+        try await read { [logger] connection in
             guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
             var sql = SQL("SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id")
             sql.append(" WHERE c.post_id = \(sql.bind(postID))")
@@ -98,7 +98,7 @@ extension PostgresStore {
     }
 
     public func deleteComment(id: Int64, viewer: Int64) async throws {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             let rows = try await connection.query(
                 """
                 SELECT c.author_id, c.post_id, p.author_id FROM comments c JOIN posts p ON p.id = c.post_id
@@ -120,7 +120,7 @@ extension PostgresStore {
 
     public func report(postID: Int64, reporter: Int64, reason: String) async throws {
         do {
-            try await write { connection, _ in
+            try await write { [logger] connection, _ in
                 let rows = try await connection.query(
                     "SELECT author_id FROM posts WHERE id = \(postID)", logger: logger
                 ).collect()
@@ -138,7 +138,7 @@ extension PostgresStore {
     }
 
     public func reportCount(postID: Int64) async throws -> Int? {
-        try await read { connection in
+        try await read { [logger] connection in
             try await connection.query("SELECT report_count FROM posts WHERE id = \(postID)", logger: logger)
                 .collect().first?.decode(Int.self)
         }

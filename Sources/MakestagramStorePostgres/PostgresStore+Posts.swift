@@ -20,7 +20,7 @@ extension PostgresStore {
     }
 
     public func createPost(_ post: NewPost) async throws -> Post {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             let rows = try await connection.query(
                 """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
@@ -42,18 +42,19 @@ extension PostgresStore {
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
-        try await read { connection in try await Self.post(connection, id: id, viewer: viewer, logger: logger) }
+        try await read { [logger] connection in try await Self.post(connection, id: id, viewer: viewer, logger: logger)
+        }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
-        return try await read { connection in
+        return try await read { [logger] connection in
             try await PostRows.posts(connection, ids: ids, viewer: viewer, logger: logger)
         }
     }
 
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             let rows = try await connection.query(
                 "SELECT author_id, full_file, thumb_file, version FROM posts WHERE id = \(id) FOR UPDATE",
                 logger: logger
@@ -80,12 +81,12 @@ extension PostgresStore {
         let (window, windowGeneration) = trusted ? cache.windows.lookup(viewer) : (nil, 0)
         if let window, let listed = cache.page(page, in: window) {
             if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
-            return try await read { connection in
+            return try await read { [logger] connection in
                 try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
             }
         }
         let versionGeneration = cache.versions.generation
-        return try await read { connection in
+        return try await read { [logger] connection in
             if trusted, window == nil, !page.position.isAfter {
                 // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
                 let top = try await Self.timelineList(
@@ -116,7 +117,7 @@ extension PostgresStore {
     public func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
         -> PageResult<ListedPost>?
     {
-        try await read { connection in
+        try await read { [logger] connection in
             guard let author = try await Self.userID(connection, username: username, logger: logger) else {
                 return nil
             }

@@ -38,19 +38,21 @@ extension PostgresStore {
     }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
-        try await read { connection in
+        try await read { [logger] connection in
             try await Self.profile(connection, username: username, viewer: viewer, logger: logger)
         }
     }
 
     public func profile(id: Int64, viewer: Int64) async throws -> UserProfile? {
-        try await read { connection in try await Self.profile(connection, id: id, viewer: viewer, logger: logger) }
+        try await read { [logger] connection in
+            try await Self.profile(connection, id: id, viewer: viewer, logger: logger)
+        }
     }
 
     public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {
         let escaped = Self.folded(prefix).replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        return try await read { connection in
+        return try await read { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT id, username, display_name, avatar_file FROM users
@@ -63,7 +65,7 @@ extension PostgresStore {
     }
 
     public func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             guard let target = try await Self.userID(connection, username: username, logger: logger) else {
                 throw StoreError.notFound("user")
             }
@@ -103,7 +105,7 @@ extension PostgresStore {
     private func followList(username: String, page: PageRequest, match: String, show: String) async throws
         -> PageResult<UserSummary>?
     {
-        try await read { connection in
+        try await read { [logger] connection in
             guard let id = try await Self.userID(connection, username: username, logger: logger) else { return nil }
             var sql = SQL(
                 """

@@ -22,6 +22,12 @@ public final class PostgresStore: Store, Service {
     let caches = StoreCaches()
     let logger: Logger
     let stream: ChangeStream
+    private let operationTimeout: Duration
+
+    /// How long an operation may take, waiting for a connection included, before it fails as unavailable: one
+    /// second while the change stream cannot be read either (the database is out of reach: fail fast), else the
+    /// configured ``PostgresOptions/operationTimeout``.
+    var timeout: Duration { stream.isFailing ? min(.seconds(1), operationTimeout) : operationTimeout }
     private let clientTask: Task<Void, Never>
     private let started: AsyncStream<Void>
 
@@ -34,6 +40,8 @@ public final class PostgresStore: Store, Service {
         let store = PostgresStore(options, events: events, logger: logger)
         await store.clientStarted()
         do {
+            // Reachable first, within the timeout; then migrations, however long they take.
+            _ = try await store.read { connection in try await connection.query("SELECT 1", logger: logger) }
             try await store.mapErrors { try await Schema.migrate(store.client, logger: logger) }
             try await store.stream.start()
         } catch {
@@ -45,7 +53,12 @@ public final class PostgresStore: Store, Service {
 
     private init(_ options: PostgresOptions, events: (any StoreEventSink)?, logger: Logger) {
         self.logger = logger
-        let client = PostgresClient(configuration: options.client, backgroundLogger: logger)
+        operationTimeout = options.operationTimeout
+        // The pool logs each failed connection attempt at info: while the database is down, that is several lines a
+        // second. The change stream says once that it is out of reach, and again when it is back.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .notice)
+        let client = PostgresClient(configuration: options.client, backgroundLogger: poolLogger)
         self.client = client
         let (started, starting) = AsyncStream.makeStream(of: Void.self)
         self.started = started
@@ -89,21 +102,23 @@ public final class PostgresStore: Store, Service {
     // MARK: Running statements
 
     /// Runs `body` on a pooled connection, translating failures into ``StoreError``.
-    func read<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await mapErrors { try await client.withConnection { connection in try await body(connection) } }
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await mapErrors { try await client.leased(timeout: timeout, body) }
     }
 
     /// Runs `body` in a transaction whose changes are published: `body` records each event it causes in the
     /// ``Changes`` it is given; they are written to the change table as the transaction's last statement, applied to
     /// this instance's caches once it commits, and announced to the other instances. A deadlock or serialization
     /// failure (possible between triggers of concurrent writes) runs the whole transaction again.
-    func write<T: Sendable>(_ body: (PostgresConnection, Changes) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Changes) async throws -> T) async throws
+        -> T
+    {
         var attempt = 1
         while true {
             let changes = Changes()
             do {
                 let result = try await mapErrors {
-                    try await client.withConnection { connection in
+                    try await client.leased(timeout: timeout) { [logger] connection in
                         try await connection.query("BEGIN", logger: logger)
                         do {
                             let result = try await body(connection, changes)
@@ -191,7 +206,7 @@ public final class PostgresStore: Store, Service {
 
     public func createUser(_ user: NewUser) async throws -> UserProfile {
         do {
-            return try await write { connection, _ in
+            return try await write { [logger] connection, _ in
                 let rows = try await connection.query(
                     """
                     INSERT INTO users (username, display_name, password_hash, created_at)
@@ -210,7 +225,7 @@ public final class PostgresStore: Store, Service {
     }
 
     public func credentials(username: String) async throws -> Credentials? {
-        try await read { connection in
+        try await read { [logger] connection in
             let rows = try await connection.query(
                 "SELECT id, password_hash FROM users WHERE username = \(Self.folded(username))", logger: logger
             ).collect()
@@ -222,7 +237,7 @@ public final class PostgresStore: Store, Service {
     }
 
     public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
-        _ = try await read { connection in
+        _ = try await read { [logger] connection in
             try await connection.query(
                 """
                 INSERT INTO sessions (token_hash, user_id, created_at)
@@ -232,7 +247,7 @@ public final class PostgresStore: Store, Service {
     }
 
     public func deleteSession(tokenHash: [UInt8]) async throws {
-        try await write { connection, changes in
+        try await write { [logger] connection, changes in
             let rows = try await connection.query(
                 "DELETE FROM sessions WHERE token_hash = \(Data(tokenHash)) RETURNING 1", logger: logger
             ).collect()
@@ -245,7 +260,7 @@ public final class PostgresStore: Store, Service {
         let key = caches.isTrusted ? SessionKey(tokenHash) : nil
         let (cached, generation) = key.map(caches.sessions.lookup) ?? (nil, 0)
         if let cached { return cached }
-        let user = try await read { connection in
+        let user = try await read { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file
@@ -259,7 +274,7 @@ public final class PostgresStore: Store, Service {
     }
 
     public func createEventTicket(ticketHash: [UInt8], tokenHash: [UInt8], expiresAt: Date) async throws {
-        _ = try await read { connection in
+        _ = try await read { [logger] connection in
             try await connection.query(
                 """
                 WITH expired AS (DELETE FROM event_tickets WHERE expires_at < \(Self.now))
@@ -270,7 +285,7 @@ public final class PostgresStore: Store, Service {
     }
 
     public func redeemEventTicket(ticketHash: [UInt8]) async throws -> (user: UserSummary, tokenHash: [UInt8])? {
-        let tokenHash = try await read { connection -> [UInt8]? in
+        let tokenHash = try await read { [logger] connection -> [UInt8]? in
             let rows = try await connection.query(
                 """
                 DELETE FROM event_tickets WHERE ticket_hash = \(Data(ticketHash)) AND expires_at >= \(Self.now)
@@ -286,7 +301,7 @@ public final class PostgresStore: Store, Service {
     // MARK: Maintenance
 
     public func referencedMediaFiles() async throws -> Set<String> {
-        try await read { connection in
+        try await read { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts

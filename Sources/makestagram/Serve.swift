@@ -32,6 +32,14 @@ struct Serve: AsyncParsableCommand {
         help: "Folder for the database and media (MAKESTAGRAM_DATA). (default: makestagram-data)")
     var dataDirectory: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A PostgreSQL database shared by several instances, postgres://user:password@host:5432/database "
+                + "(MAKESTAGRAM_DATABASE); media stay in --data, which the instances must share. "
+                + "(default: SQLite in --data)",
+            valueName: "url"))
+    var database: String?
+
     @Option(help: "Largest upload in bytes; larger bodies get 413 (MAKESTAGRAM_MAX_UPLOAD_BYTES). (default: 20971520)")
     var maxUploadBytes: Int?
 
@@ -98,6 +106,7 @@ struct Serve: AsyncParsableCommand {
         set(.host, host)
         set(.port, port)
         set(.data, dataDirectory)
+        set(.database, database)
         set(.maxUploadBytes, maxUploadBytes)
         set(.maxPixels, maxPixels)
         set(.imageConcurrency, imageConcurrency)

@@ -54,6 +54,15 @@ import Testing
         #expect(!configuration.trustedProxies.isEmpty && configuration.connections.maxConnections == 500)
     }
 
+    @Test func aDatabaseURLChoosesPostgreSQLAndNoneKeepsSQLite() async throws {
+        #expect(try await ServerConfiguration.load(flags: [:], environment: [:]).database == nil)
+        let configuration = try await ServerConfiguration.load(
+            flags: [:],
+            environment: ["MAKESTAGRAM_DATABASE": "postgres://maker:s%40cret@db.internal:6543/photos?pool=8"])
+        // The password never appears in what is logged.
+        #expect(configuration.database?.displayName == "maker@db.internal:6543/photos")
+    }
+
     @Test func aSettingThatCannotBeUsedIsAnErrorNotADefault() async throws {
         for (environment, key) in [
             (["MAKESTAGRAM_PORT": "eighty"], ServerConfiguration.Key.port),
@@ -63,6 +72,9 @@ import Testing
             (["MAKESTAGRAM_TRUSTED_PROXIES": "proxy.example"], .trustedProxies),
             (["MAKESTAGRAM_DEMO": "maybe"], .demo),
             (["MAKESTAGRAM_MAX_UPLOAD_BYTES": "0"], .maxUploadBytes),
+            (["MAKESTAGRAM_DATABASE": "mysql://db/makestagram"], .database),
+            (["MAKESTAGRAM_DATABASE": "postgres://db/makestagram?sslmode=sometimes"], .database),
+            (["MAKESTAGRAM_DATABASE": "postgres://db/makestagram?pool=0"], .database),
         ] {
             await #expect {
                 _ = try await ServerConfiguration.load(flags: [:], environment: environment)

@@ -129,6 +129,31 @@ struct SharedCachesTests {
         }
     }
 
+    /// An instance that cannot read the change stream must not answer from memory: a session ended elsewhere (here,
+    /// deleted behind the store's back, as a change it never heard of) stops working as soon as the caches are
+    /// distrusted.
+    @Test func distrustedCachesAreNotUsed() async throws {
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        var options = try PostgresOptions(url: url)
+        options.pollInterval = .seconds(600)
+        options.staleness = .seconds(600)
+        let store = try await PostgresStore.open(options, events: nil, logger: Logger(label: "a"))
+        let running = Task { try await store.run() }
+        let alice = try await store.user("alice")
+        let token = [UInt8](repeating: 4, count: 32)
+        try await store.createSession(userID: alice, tokenHash: token)
+        #expect(try await store.sessionUser(tokenHash: token) != nil)
+        try await TestPostgres.run("DELETE FROM sessions", on: url)
+        // Trusted, the kept session still answers (which is why the stream must be current)...
+        #expect(try await store.sessionUser(tokenHash: token) != nil)
+        // ...and once the stream is out of reach, the database does.
+        store.caches.distrust()
+        #expect(try await store.sessionUser(tokenHash: token) == nil)
+        store.close()
+        _ = await running.result
+        await drop()
+    }
+
     @Test func caughtUpInstancesPublishEveryChangeOnceInCommitOrder() async throws {
         let sinks = (RecordingSink(), RecordingSink())
         let (url, drop) = try await TestPostgres.makeDatabase()

@@ -10,37 +10,72 @@ import HummingbirdWebSocket
 import Logging
 import MakestagramLive
 import MakestagramStore
+import MakestagramStorePostgres
 import MakestagramStoreSQLite
 import Photos
+import ServiceLifecycle
 
 /// Why the server could not start.
 public enum StartupError: Error, CustomStringConvertible {
     /// libvips could not be initialised (is libvips installed?).
     case imageLibraryUnavailable
+    /// The PostgreSQL database (named without its password) cannot be reached or used.
+    case databaseUnreachable(database: String, reason: String)
 
     public var description: String {
         switch self {
         case .imageLibraryUnavailable: "libvips failed to start; install libvips (Debian: apt-get install libvips-dev)"
+        case .databaseUnreachable(let database, let reason):
+            "cannot use the database \(database): \(reason)"
         }
     }
 }
 
-/// Opens (creating and migrating) the data folder, sweeps stray media, seeds demo data if asked, and returns the
-/// application ready to run.
+/// Opens (creating and migrating) the database — SQLite in the data folder, or the PostgreSQL database
+/// `configuration.database` names — sweeps stray media, seeds demo data if asked, and returns the application ready to
+/// run.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    try await buildApplication(configuration, database: AppDatabase(path: configuration.databasePath))
+    let bus = LocalEventBus()
+    guard let database = configuration.database else {
+        try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
+        let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath), events: bus)
+        return try await buildApplication(configuration, store: store, bus: bus)
+    }
+    var logger = Logger(label: "makestagram.postgres")
+    logger.logLevel = configuration.logLevel
+    let store: PostgresStore
+    do {
+        store = try await PostgresStore.open(database, events: bus, logger: logger)
+    } catch let error as StoreError {
+        let reason =
+            switch error {
+            case .unavailable(let detail), .database(let detail): detail
+            default: "\(error)"
+            }
+        throw StartupError.databaseUnreachable(database: database.displayName, reason: reason)
+    }
+    return try await buildApplication(configuration, store: store, bus: bus, services: [store])
 }
 
-/// The application over an open database (tests open theirs to reach it while the server runs).
-func buildApplication(_ configuration: ServerConfiguration, database: @autoclosure () throws -> AppDatabase)
-    async throws -> some ApplicationProtocol
+/// The application over an open SQLite database (tests open theirs to reach it while the server runs).
+func buildApplication(_ configuration: ServerConfiguration, database: AppDatabase) async throws
+    -> some ApplicationProtocol
 {
+    let bus = LocalEventBus()
+    return try await buildApplication(configuration, store: SQLiteStore(database: database, events: bus), bus: bus)
+}
+
+/// The application over `store`, whose committed changes (of every instance, for a shared database) arrive on `bus`;
+/// `services` run with the server (a PostgreSQL store's change stream).
+func buildApplication<S: Store>(
+    _ configuration: ServerConfiguration, store: S, bus: LocalEventBus, services: [any Service] = []
+) async throws -> Application<RouterResponder<AppRequestContext>> {
     var logger = Logger(label: "makestagram")
     logger.logLevel = configuration.logLevel
     guard PhotoProcessor.prepare() else { throw StartupError.imageLibraryUnavailable }
+    // Before anything makes a metric (the live hub does): metrics made before the bootstrap go nowhere.
+    _ = MetricsBootstrap.registry
     try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-    let bus = LocalEventBus()
-    let store = SQLiteStore(database: try database(), events: bus)
     let media = try FolderMediaStorage(directory: configuration.mediaDirectory)
     // Files younger than ten minutes may be another instance's upload whose row is not committed yet.
     let swept = try media.sweep(keeping: try await store.referencedMediaFiles(), olderThan: .seconds(600))
@@ -86,7 +121,7 @@ func buildApplication(_ configuration: ServerConfiguration, database: @autoclosu
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
-        services: [hub, limits.hashing],
+        services: [hub, limits.hashing] + services,
         logger: logger)
 }
 

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import MakestagramLive
+import MakestagramStorePostgres
 import SystemPackage
 
 /// A setting that was given but cannot be used; says which and what it takes.
@@ -19,7 +20,7 @@ extension ServerConfiguration {
     /// JSON configuration file (`{"max-upload-bytes": 1048576}`) and, in capitals with `_` after `MAKESTAGRAM_`, the
     /// environment variable (`MAKESTAGRAM_MAX_UPLOAD_BYTES`).
     public enum Key: String, CaseIterable, Sendable {
-        case host, port, data
+        case host, port, data, database
         case maxUploadBytes = "max-upload-bytes"
         case maxPixels = "max-pixels"
         case imageConcurrency = "image-concurrency"
@@ -64,6 +65,13 @@ extension ServerConfiguration {
         if let host = try read.string(.host) { self.host = host }
         if let port = try read.int(.port, in: 0...65535) { self.port = port }
         if let data = try read.string(.data) { dataDirectory = URL(fileURLWithPath: data) }
+        if let url = try read.string(.database), !url.isEmpty {
+            do {
+                database = try PostgresOptions(url: url)
+            } catch let error as PostgresOptions.InvalidURL {
+                throw ConfigurationError(key: .database, problem: error.description)
+            }
+        }
         if let bytes = try read.int(.maxUploadBytes, in: 1...Int.max) { maxUploadBytes = bytes }
         if let pixels = try read.int(.maxPixels, in: 1...Int.max) { maxPixels = pixels }
         if let concurrency = try read.int(.imageConcurrency, in: 1...1024) { imageConcurrency = concurrency }

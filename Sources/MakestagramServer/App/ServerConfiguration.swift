@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramStorePostgres
 
 /// Everything `makestagram serve` can be told.
 public struct ServerConfiguration: Sendable {
@@ -9,6 +10,10 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     /// Where the database and media live.
     public var dataDirectory = URL(fileURLWithPath: "makestagram-data")
+    /// A PostgreSQL database shared by every instance (`postgres://user:password@host:5432/database`); nil keeps the
+    /// SQLite database in ``dataDirectory``. Media stay in ``dataDirectory`` either way (a folder every instance
+    /// shares).
+    public var database: PostgresOptions?
     /// The largest upload body, in bytes.
     public var maxUploadBytes = 20 * 1024 * 1024
     /// The most pixels an uploaded image may have.
