@@ -50,12 +50,13 @@ def test_the_document_describes_what_the_server_does(tmp_path):
         command = [
             *SCHEMATHESIS, "--config-file", str(config), "run", server.base + "/api/v1/openapi.yaml",
             "--url", server.base, "-H", f"Authorization: Bearer {token}", "--checks", "all",
-            "--max-examples", "25", "--workers", "2", "--seed", "1",
+            "--max-examples", "25", "--workers", "1", "--seed", "1",
             "--exclude-path", "/api/v1/events", "--exclude-path", "/api/v1/sessions/current"]
         result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
         if result.returncode != 0 and "Runtime Error" in result.stdout and "Failures:" not in result.stdout:
-            # Schemathesis itself crashed (seen: CPython 3.11's "AST constructor recursion depth mismatch" in its
-            # generator), which says nothing about the server: run it once more.
+            # Schemathesis itself crashed, which says nothing about the server: run it once more. (CPython 3.11's
+            # "AST constructor recursion depth mismatch" came from its generator compiling in two worker threads at
+            # once; hence one worker.)
             result = subprocess.run(command, capture_output=True, text=True, timeout=900, cwd=tmp_path)
         assert result.returncode == 0, result.stdout[-20000:] + result.stderr[-5000:]
         # The server is unharmed and the post is still there.
