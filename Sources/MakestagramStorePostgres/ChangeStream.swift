@@ -7,9 +7,10 @@ import Synchronization
 /// Brings every change any instance commits to this instance's caches and live hub, in commit order.
 ///
 /// **Why a change table and not NOTIFY payloads.** Each write transaction ends by inserting its change into the
-/// `changes` table; readers take rows by transaction ID, only below the oldest transaction still running
-/// (`pg_snapshot_xmin`), so a row can never commit behind a reader's watermark, and rows that touch the same post
-/// are read in commit order (`seq` is taken after the row locks). NOTIFY inside each transaction would deliver the
+/// `changes` table, taking its `seq` after the row locks it holds until commit, so changes to one post commit in
+/// `seq` order. A reader takes every committed row it has not handed on yet, in `seq` order (so per post in commit
+/// order), from the oldest transaction that was still running at its last read (`pg_snapshot_xmin`) on: a row can
+/// only become visible later if its transaction was running then. NOTIFY inside each transaction would deliver the
 /// same in commit order, but it takes a database-wide lock at commit: measured with pgbench on this project's
 /// 2-core machine, 64 clients, a like-shaped UPDATE ran at 4,000–5,900 transactions/s alone, 1,000–1,100 with a
 /// NOTIFY in each transaction, and 2,900–3,200 with an INSERT into a change table instead. A missed notification
@@ -30,8 +31,11 @@ final class ChangeStream: Sendable {
     static let channel = "makestagram_changes"
 
     private struct State {
-        /// The transaction ID (as text) below which every change has been read.
+        /// The transaction ID (as text) below which every change has been read: the oldest transaction running at
+        /// the last read.
         var watermark = "0"
+        /// Changes read at or above the watermark (committed while an older transaction ran): seq → transaction ID.
+        var delivered: [Int64: UInt64] = [:]
         /// When the stream was last read successfully.
         var lastRead = ContinuousClock.now
         var notifying = Notifying.idle
@@ -196,20 +200,26 @@ final class ChangeStream: Sendable {
             events?.publish(.changesMissed)
             return
         }
+        // Every committed row at or above the watermark, in seq order: rows of one post commit in seq order (each
+        // took its seq holding the post's lock), so any of them visible now comes with every earlier one. Rows
+        // already handed on (committed while an older transaction still ran, so still above the watermark) are
+        // skipped by their seq.
         let rows = try await query(
             """
             WITH w AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-            SELECT w.xmin::text, c.payload FROM w
-            LEFT JOIN changes c ON c.xid >= \(watermark)::text::xid8 AND c.xid < w.xmin
+            SELECT w.xmin::text, c.seq, c.xid::text, c.payload FROM w
+            LEFT JOIN changes c ON c.xid >= \(watermark)::text::xid8
             ORDER BY c.seq
             """
         )
         var next = watermark
+        var delivered = state.withLock { $0.delivered }
         var records: [ChangeRecord] = []
         for row in rows {
-            let (xmin, payload) = try row.decode((String, String?).self)
+            let (xmin, seq, xid, payload) = try row.decode((String, Int64?, String?, String?).self)
             next = xmin
-            guard let payload else { continue }
+            guard let seq, let xid, let payload, delivered[seq] == nil else { continue }
+            delivered[seq] = UInt64(xid) ?? 0
             do {
                 records.append(try decoder.decode(ChangeRecord.self, from: Data(payload.utf8)))
             } catch {
@@ -226,8 +236,12 @@ final class ChangeStream: Sendable {
             caches.apply(event)
             events?.publish(event)
         }
+        // Below the new watermark every transaction has ended: its rows were all read now or before.
+        let floor = UInt64(next) ?? 0
+        delivered = delivered.filter { $0.value >= floor }
         state.withLock {
             $0.watermark = next
+            $0.delivered = delivered
             $0.lastRead = .now
         }
         caches.trust(for: options.staleness)

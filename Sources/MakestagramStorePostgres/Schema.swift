@@ -115,8 +115,8 @@ enum Schema {
 
         -- Every committed change, for every instance's caches and live sockets (see ChangeStream). `seq` is taken by
         -- the last statement of the writing transaction, after it locked the rows it changed: two changes to the same
-        -- row get their seq in commit order. A reader takes only rows of transactions older than the oldest still
-        -- running one, so a row it has not seen can never appear behind its watermark.
+        -- row get their seq in commit order. A reader reads rows from the oldest transaction running at its last
+        -- read on (`xid`), so a row committed later than that read can never fall behind it.
         CREATE TABLE changes (
           seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
           xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
