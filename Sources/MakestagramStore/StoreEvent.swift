@@ -65,3 +65,18 @@ public protocol StoreEventSink: Sendable {
     /// Takes one committed change.
     func publish(_ event: StoreEvent)
 }
+
+/// The usernames of a stored likers preview (space-separated, as both stores keep it on the post row), split on its
+/// bytes: `String.split` was a tenth of a feed page's time in the profile.
+package func likerNames(_ preview: String) -> [String] {
+    var names: [String] = []
+    var preview = preview
+    preview.withUTF8 { bytes in
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: " ") {
+            if index > start { names.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
+            start = index + 1
+        }
+    }
+    return names
+}

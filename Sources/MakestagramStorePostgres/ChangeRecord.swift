@@ -100,7 +100,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             guard let post, let actor, let username, let displayName, let on, let count, let version else { return nil }
             let summary = UserSummary(
                 id: actor, username: username, displayName: displayName, avatarURL: avatarFile.map(MediaPath.url(for:)))
-            let names = (likers ?? "").split(separator: " ").map(String.init)
+            let names = likerNames(likers ?? "")
             return .likeChanged(
                 LikeChange(postID: post, actor: summary, liked: on, likeCount: count, likers: names, version: version))
         case .commentCreated:

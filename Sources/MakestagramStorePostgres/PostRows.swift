@@ -41,12 +41,8 @@ enum PostRows {
             likeCount: columns.11,
             commentCount: columns.12,
             viewerHasLiked: columns.18,
-            likers: likerNames(columns.19),
+            likers: MakestagramStore.likerNames(columns.19),
             version: columns.13)
-    }
-
-    static func likerNames(_ preview: String) -> [String] {
-        preview.split(separator: " ").map(String.init)
     }
 
     /// Decodes `id, username, display_name, avatar_file` into a summary.

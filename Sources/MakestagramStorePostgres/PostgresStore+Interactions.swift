@@ -11,34 +11,29 @@ extension PostgresStore {
     /// One statement, one round trip: the `set_like` function changes the like, reads the post's state after it and
     /// writes the change's row, all in the statement's own transaction.
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
-        var attempt = 1
-        while true {
-            do {
-                let (state, change) = try await read { [logger] connection -> (LikeState, LikeChange?) in
-                    let rows = try await connection.query(
-                        "SELECT * FROM set_like(\(postID), \(viewer), \(liked), \(Self.now))", logger: logger
-                    ).collect()
-                    guard let row = rows.first else { throw StoreError.notFound("post") }
-                    let (changed, count, likers, version, username, displayName, avatar) = try row.decode(
-                        (Bool, Int, String, Int64, String, String, String?).self)
-                    let names = PostRows.likerNames(likers)
-                    let state = LikeState(likeCount: count, viewerHasLiked: liked, likers: names, version: version)
-                    guard changed else { return (state, nil) }
-                    let actor = UserSummary(
-                        id: viewer, username: username, displayName: displayName,
-                        avatarURL: avatar.map(MediaPath.url(for:)))
-                    return (
-                        state,
-                        LikeChange(
-                            postID: postID, actor: actor, liked: liked, likeCount: count, likers: names,
-                            version: version)
-                    )
-                }
-                if let change { committed([.likeChanged(change)]) }
-                return state
-            } catch PostgresFailure.retry where attempt < 8 {
-                attempt += 1
+        try await retrying {
+            let (state, change) = try await read { [logger] connection -> (LikeState, LikeChange?) in
+                let rows = try await connection.query(
+                    "SELECT * FROM set_like(\(postID), \(viewer), \(liked), \(Self.now))", logger: logger
+                ).collect()
+                guard let row = rows.first else { throw StoreError.notFound("post") }
+                let (changed, count, likers, version, username, displayName, avatar) = try row.decode(
+                    (Bool, Int, String, Int64, String, String, String?).self)
+                let names = likerNames(likers)
+                let state = LikeState(likeCount: count, viewerHasLiked: liked, likers: names, version: version)
+                guard changed else { return (state, nil) }
+                let actor = UserSummary(
+                    id: viewer, username: username, displayName: displayName,
+                    avatarURL: avatar.map(MediaPath.url(for:)))
+                return (
+                    state,
+                    LikeChange(
+                        postID: postID, actor: actor, liked: liked, likeCount: count, likers: names,
+                        version: version)
+                )
             }
+            if let change { committed([.likeChanged(change)]) }
+            return state
         }
     }
 

@@ -113,30 +113,38 @@ public final class PostgresStore: Store, Service {
     func write<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Changes) async throws -> T) async throws
         -> T
     {
-        var attempt = 1
-        while true {
+        try await retrying {
             let changes = Changes()
-            do {
-                let result = try await mapErrors {
-                    try await client.leased(timeout: timeout) { [logger] connection in
-                        try await connection.query("BEGIN", logger: logger)
-                        do {
-                            let result = try await body(connection, changes)
-                            if !changes.records.isEmpty {
-                                let payloads = try changes.records.map { try $0.json() }
-                                try await connection.query(
-                                    "INSERT INTO changes (payload) SELECT unnest(\(payloads)::text[])", logger: logger)
-                            }
-                            try await connection.query("COMMIT", logger: logger)
-                            return result
-                        } catch {
-                            _ = try? await connection.query("ROLLBACK", logger: logger)
-                            throw error
+            let result = try await mapErrors {
+                try await client.leased(timeout: timeout) { [logger] connection in
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        let result = try await body(connection, changes)
+                        if !changes.records.isEmpty {
+                            let payloads = try changes.records.map { try $0.json() }
+                            try await connection.query(
+                                "INSERT INTO changes (payload) SELECT unnest(\(payloads)::text[])", logger: logger)
                         }
+                        try await connection.query("COMMIT", logger: logger)
+                        return result
+                    } catch {
+                        _ = try? await connection.query("ROLLBACK", logger: logger)
+                        throw error
                     }
                 }
-                committed(changes.events)
-                return result
+            }
+            committed(changes.events)
+            return result
+        }
+    }
+
+    /// Runs `body` again after a deadlock or serialization failure (possible between the triggers of concurrent
+    /// writes), a few times, with a short growing pause.
+    func retrying<T>(_ body: () async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await body()
             } catch PostgresFailure.retry where attempt < 8 {
                 attempt += 1
                 try? await Task.sleep(for: .milliseconds(attempt * 2))
@@ -325,11 +333,6 @@ final class Changes: @unchecked Sendable {
     func publish(_ event: StoreEvent, author: Int64? = nil) {
         events.append(event)
         records.append(ChangeRecord(event, author: author))
-    }
-
-    /// A change already written to the change table by the statement that made it (a like).
-    func published(_ event: StoreEvent) {
-        events.append(event)
     }
 }
 

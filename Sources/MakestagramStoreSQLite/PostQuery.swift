@@ -33,23 +33,8 @@ enum PostQuery {
             likeCount: row[11],
             commentCount: row[12],
             viewerHasLiked: row[18],
-            likers: likerNames(likers),
+            likers: MakestagramStore.likerNames(likers),
             version: row[13])
-    }
-
-    /// The usernames of a `likers_preview` column (space-separated), split on its bytes: `String.split` was a
-    /// tenth of a feed page's time in the profile.
-    static func likerNames(_ preview: String) -> [String] {
-        var names: [String] = []
-        var preview = preview
-        preview.withUTF8 { bytes in
-            var start = 0
-            for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: " ") {
-                if index > start { names.append(String(decoding: bytes[start..<index], as: UTF8.self)) }
-                start = index + 1
-            }
-        }
-        return names
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan

@@ -36,7 +36,7 @@ extension SQLiteStore {
             let likers: String = row["likers_preview"]
             let change = LikeChange(
                 postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
-                likers: PostQuery.likerNames(likers), version: row["version"])
+                likers: likerNames(likers), version: row["version"])
             // A like that changed nothing (already liked, or not liked) is not an event.
             if changed { publishOnCommit(db, .likeChanged(change)) }
             return LikeState(

@@ -46,9 +46,9 @@ struct SessionCacheTests {
 
 struct LikerNamesTests {
     @Test func previewsSplitIntoNames() {
-        #expect(PostQuery.likerNames("") == [])
-        #expect(PostQuery.likerNames("alice") == ["alice"])
-        #expect(PostQuery.likerNames("alice bob carol_3") == ["alice", "bob", "carol_3"])
-        #expect(PostQuery.likerNames(" alice  bob ") == ["alice", "bob"])
+        #expect(likerNames("") == [])
+        #expect(likerNames("alice") == ["alice"])
+        #expect(likerNames("alice bob carol_3") == ["alice", "bob", "carol_3"])
+        #expect(likerNames(" alice  bob ") == ["alice", "bob"])
     }
 }
