@@ -136,6 +136,21 @@ public struct LiveCommentDeleted: Codable, Sendable, Equatable {
     }
 }
 
+/// A post whose author edited its caption.
+public struct LivePostEdited: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+    public var caption: String
+    public var editedAt: Date
+
+    public init(postId: Int64, version: Int64, caption: String, editedAt: Date) {
+        self.postId = postId
+        self.version = version
+        self.caption = caption
+        self.editedAt = editedAt
+    }
+}
+
 /// A deleted post.
 public struct LivePostDeleted: Codable, Sendable, Equatable {
     public var postId: Int64
@@ -184,6 +199,8 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     case commentDeleted(LiveCommentDeleted)
     /// A post entering the recipient's home timeline, as the timeline returns it.
     case postCreated(Post)
+    /// A subscribed post's caption was edited.
+    case postEdited(LivePostEdited)
     case postDeleted(LivePostDeleted)
     case error(LiveError)
 
@@ -198,6 +215,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated: "comment.created"
         case .commentDeleted: "comment.deleted"
         case .postCreated: "post.created"
+        case .postEdited: "post.edited"
         case .postDeleted: "post.deleted"
         case .error: "error"
         }
@@ -210,6 +228,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .liked(let like), .unliked(let like): (like.postId, like.version)
         case .commentCreated(let event): (event.postId, event.version)
         case .commentDeleted(let event): (event.postId, event.version)
+        case .postEdited(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
         case .hello, .subscribed, .error: nil
         }
@@ -229,6 +248,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "comment.created": self = .commentCreated(try LiveCommentCreated(from: decoder))
         case "comment.deleted": self = .commentDeleted(try LiveCommentDeleted(from: decoder))
         case "post.created": self = .postCreated(try container.decode(Post.self, forKey: .post))
+        case "post.edited": self = .postEdited(try LivePostEdited(from: decoder))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
         case "error": self = .error(try LiveError(from: decoder))
         default:
@@ -247,6 +267,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .liked(let body), .unliked(let body): try body.encode(to: encoder)
         case .commentCreated(let body): try body.encode(to: encoder)
         case .commentDeleted(let body): try body.encode(to: encoder)
+        case .postEdited(let body): try body.encode(to: encoder)
         case .postDeleted(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }

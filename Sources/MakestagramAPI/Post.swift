@@ -38,6 +38,8 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public var id: Int64
     public var createdAt: Date
     public var caption: String
+    /// When the author last changed the caption; nil (and absent from the JSON) for a caption never edited.
+    public var editedAt: Date?
     public var author: UserSummary
     public var image: PostImage
     /// Exactly the number of likes the post has.
@@ -60,11 +62,13 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
 
     public init(
         id: Int64, createdAt: Date, caption: String, author: UserSummary, image: PostImage, likeCount: Int,
-        commentCount: Int, viewerHasLiked: Bool, likers: [String], recentComments: [Comment] = [], version: Int64
+        commentCount: Int, viewerHasLiked: Bool, likers: [String], recentComments: [Comment] = [], version: Int64,
+        editedAt: Date? = nil
     ) {
         self.id = id
         self.createdAt = createdAt
         self.caption = caption
+        self.editedAt = editedAt
         self.author = author
         self.image = image
         self.likeCount = likeCount

@@ -41,6 +41,13 @@ public struct NewCommentRequest: Codable, Sendable {
     public init(text: String) { self.text = text }
 }
 
+/// The body of `PATCH /api/v1/posts/{id}`: the post's new caption (an empty one removes it).
+public struct EditPostRequest: Codable, Sendable {
+    public var caption: String
+
+    public init(caption: String) { self.caption = caption }
+}
+
 /// The body of `POST /api/v1/posts/{id}/reports`.
 public struct ReportRequest: Codable, Sendable {
     public var reason: String

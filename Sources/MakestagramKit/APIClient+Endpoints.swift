@@ -99,6 +99,11 @@ extension APIClient {
         }
     }
 
+    /// Replaces the caption of one of the viewer's posts; answers the post as it is now.
+    public func editCaption(of id: Int64, to caption: String) async throws -> Post {
+        try await send(.patch, "/posts/\(id)", json: EditPostRequest(caption: caption))
+    }
+
     /// Deletes one of the viewer's posts, with its likes, comments and photos.
     public func deletePost(_ id: Int64) async throws {
         try await sendWithoutAnswer(.delete, "/posts/\(id)")

@@ -57,6 +57,7 @@ public final class APIClient: Sendable {
         case get = "GET"
         case post = "POST"
         case put = "PUT"
+        case patch = "PATCH"
         case delete = "DELETE"
 
         var isIdempotent: Bool { self != .post }

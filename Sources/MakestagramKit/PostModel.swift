@@ -12,10 +12,13 @@ import MakestagramAPI
 public final class PostModel: Identifiable {
     public let id: Int64
     public let createdAt: Date
-    public let caption: String
     public let author: UserSummary
     public let image: PostImage
 
+    /// The caption, as its author last edited it.
+    public var caption: I<String> { captionInput.i }
+    /// When the author last edited the caption (screens show "edited"); nil if never.
+    public var editedAt: I<Date?> { editedAtInput.i }
     /// How many likes the post has, including the viewer's like on its way.
     public var likeCount: I<Int> { likeCountInput.i }
     /// Whether the viewer likes the post (red heart).
@@ -33,6 +36,8 @@ public final class PostModel: Identifiable {
     /// Whether the post was deleted; screens drop it.
     public var isDeleted: I<Bool> { isDeletedInput.i }
 
+    private let captionInput: Input<String>
+    private let editedAtInput: Input<Date?>
     private let likeCountInput: Input<Int>
     private let viewerHasLikedInput: Input<Bool>
     private let likersInput: Input<[String]>
@@ -54,11 +59,12 @@ public final class PostModel: Identifiable {
     init(_ post: Post, store: PostStore) {
         id = post.id
         createdAt = post.createdAt
-        caption = post.caption
         author = post.author
         image = post.image
         server = post
         self.store = store
+        captionInput = Input(post.caption)
+        editedAtInput = Input(post.editedAt)
         likeCountInput = Input(post.likeCount)
         viewerHasLikedInput = Input(post.viewerHasLiked)
         likersInput = Input(post.likers)
@@ -102,6 +108,12 @@ public final class PostModel: Identifiable {
     public func unlike() async throws {
         guard viewerHasLiked.value else { return }
         try await store.setLike(self, liked: false)
+    }
+
+    /// Replaces the caption of the viewer's own post (the server refuses anyone else's with 403); the new caption
+    /// shows when the server has it.
+    public func editCaption(_ text: String) async throws {
+        merge(try await store.client.editCaption(of: id, to: text))
     }
 
     /// Comments on the post; the comment shows in ``comments`` at once.
@@ -176,6 +188,15 @@ public final class PostModel: Identifiable {
         publish()
     }
 
+    /// Takes a live caption edit if it is newer than what is held.
+    func mergeCaption(_ caption: String, editedAt: Date, version: Int64) {
+        guard version > server.version else { return }
+        server.version = version
+        server.caption = caption
+        server.editedAt = editedAt
+        publish()
+    }
+
     /// Takes a live comment event if it is newer than what is held.
     func mergeComment(created comment: Comment?, deleted commentID: Int64?, commentCount: Int, version: Int64) {
         guard version > server.version else { return }
@@ -204,6 +225,8 @@ public final class PostModel: Identifiable {
             if !liked { likers.removeAll { $0 == me } }
         }
         Graph.main.batch {
+            captionInput.write(server.caption)
+            editedAtInput.write(server.editedAt)
             likeCountInput.write(max(0, count))
             viewerHasLikedInput.write(liked)
             likersInput.write(likers)

@@ -105,6 +105,8 @@ public final class PostStore {
         case .commentDeleted(let event):
             existing(event.postId)?.mergeComment(
                 created: nil, deleted: event.commentId, commentCount: event.commentCount, version: event.version)
+        case .postEdited(let event):
+            existing(event.postId)?.mergeCaption(event.caption, editedAt: event.editedAt, version: event.version)
         case .postDeleted(let event):
             deleted(event.postId)
         case .postCreated, .hello, .subscribed, .error:

@@ -118,6 +118,12 @@ public final class LiveHub: Service {
                     message: .commentDeleted(
                         LiveCommentDeleted(postId: postID, version: version, commentId: commentID, commentCount: count))
                 ))
+        case .captionEdited(let postID, let caption, let editedAt, let version):
+            deliver(
+                LiveDelivery(
+                    postID: postID, version: version,
+                    message: .postEdited(
+                        LivePostEdited(postId: postID, version: version, caption: caption, editedAt: editedAt))))
         case .postCreated(let post, let audience):
             let recipients = connections(of: audience)
             guard !recipients.isEmpty else { return }

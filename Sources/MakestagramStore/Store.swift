@@ -59,6 +59,10 @@ public protocol Store: Sendable {
     func post(id: Int64, viewer: Int64) async throws -> Post?
     /// The posts among `ids` that exist, as `viewer` sees them, in no particular order.
     func posts(ids: [Int64], viewer: Int64) async throws -> [Post]
+    /// Replaces the caption of a post `viewer` wrote and answers the post as they see it; the post's version grows
+    /// and `editedAt` is set. An unchanged caption changes nothing. Throws `notFound` (no such post) or `forbidden`
+    /// (someone else's).
+    func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]

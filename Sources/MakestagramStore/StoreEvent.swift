@@ -1,3 +1,4 @@
+import Foundation
 import MakestagramAPI
 
 /// A change the store has committed, as live updates need it: absolute counts and the post's new version, never
@@ -11,6 +12,8 @@ public enum StoreEvent: Sendable, Equatable {
     case commentDeleted(commentID: Int64, postID: Int64, commentCount: Int, version: Int64)
     /// A post was created; `audience` is everyone whose home timeline it entered (the author and their followers).
     case postCreated(post: Post, audience: [Int64])
+    /// A post's author edited its caption.
+    case captionEdited(postID: Int64, caption: String, editedAt: Date, version: Int64)
     /// A post was deleted; `audience` is everyone whose home timeline it left.
     case postDeleted(postID: Int64, version: Int64, audience: [Int64])
     /// A session ended (log-out); connections authenticated by it must close.
@@ -29,6 +32,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .commentCreated(let comment, _, _): comment.postId
         case .commentDeleted(_, let postID, _, _): postID
         case .postCreated(let post, _): post.id
+        case .captionEdited(let postID, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
         case .sessionEnded, .followChanged, .changesMissed: nil
         }

@@ -9,7 +9,7 @@ import MakestagramStore
 /// Likes are written by the `set_like` function in SQL, so the field names here are also the keys it builds.
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
-        case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged
+        case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited
     }
 
     var kind: Kind
@@ -33,6 +33,9 @@ struct ChangeRecord: Codable, Sendable, Equatable {
     var target: Int64?
     /// The ended session's token hash, in hexadecimal.
     var token: String?
+    /// An edited caption, and when it was edited (seconds since 1970).
+    var caption: String?
+    var at: Double?
 
     init(kind: Kind) {
         self.kind = kind
@@ -66,6 +69,12 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .postCreated(let post, _):
             self.init(kind: .postCreated)
             created = post
+        case .captionEdited(let postID, let caption, let editedAt, let version):
+            self.init(kind: .captionEdited)
+            post = postID
+            self.caption = caption
+            at = editedAt.timeIntervalSince1970
+            self.version = version
         case .postDeleted(let postID, let version, _):
             self.init(kind: .postDeleted)
             post = postID
@@ -112,6 +121,10 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .postCreated:
             guard let created else { return nil }
             return .postCreated(post: created, audience: audience)
+        case .captionEdited:
+            guard let post, let caption, let at, let version else { return nil }
+            return .captionEdited(
+                postID: post, caption: caption, editedAt: Date(timeIntervalSince1970: at), version: version)
         case .postDeleted:
             guard let post, let version else { return nil }
             return .postDeleted(postID: post, version: version, audience: audience)

@@ -16,7 +16,7 @@ enum PostRows {
               p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
               u.id, u.username, u.display_name, u.avatar_file,
               EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = \(sql.bind(viewer))),
-              p.likers_preview
+              p.likers_preview, p.edited_at
             """)
     }
 
@@ -25,7 +25,7 @@ enum PostRows {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
-                String, String?, Bool, String
+                String, String?, Bool, String, Double?
             ).self)
         return Post(
             id: columns.0,
@@ -42,7 +42,8 @@ enum PostRows {
             commentCount: columns.12,
             viewerHasLiked: columns.18,
             likers: MakestagramStore.likerNames(columns.19),
-            version: columns.13)
+            version: columns.13,
+            editedAt: columns.20.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Decodes `id, username, display_name, avatar_file` into a summary.

@@ -53,6 +53,32 @@ extension PostgresStore {
         }
     }
 
+    public func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post {
+        try await write { [logger] connection, changes in
+            let rows = try await connection.query(
+                "SELECT author_id, caption FROM posts WHERE id = \(postID) FOR NO KEY UPDATE", logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("post") }
+            let (author, old) = try row.decode((Int64, String).self)
+            guard author == viewer else { throw StoreError.forbidden }
+            if old != caption {
+                try await connection.query(
+                    """
+                    UPDATE posts SET caption = \(caption), edited_at = \(Self.now), version = version + 1
+                    WHERE id = \(postID)
+                    """, logger: logger)
+            }
+            guard let post = try await Self.post(connection, id: postID, viewer: viewer, logger: logger) else {
+                throw StoreError.notFound("post")
+            }
+            if old != caption, let editedAt = post.editedAt {
+                changes.publish(
+                    .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
+            }
+            return post
+        }
+    }
+
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
         try await write { [logger] connection, changes in
             let rows = try await connection.query(

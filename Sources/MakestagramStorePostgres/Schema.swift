@@ -15,6 +15,7 @@ enum Schema {
     static let migrations: [(name: String, sql: String)] = [
         ("v1 users, posts, likes, comments, follows, reports, tickets, changes", v1),
         ("v2 one post update per like", v2),
+        ("v3 edited captions", v3),
     ]
 
     static let v1 = """
@@ -249,6 +250,11 @@ enum Schema {
             WHERE id = post;
           RETURN NULL;
         END $$;
+        """
+
+    /// When a post's caption was last edited (NULL: never).
+    static let v3 = """
+        ALTER TABLE posts ADD COLUMN edited_at double precision;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

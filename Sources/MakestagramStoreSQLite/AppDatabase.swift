@@ -50,6 +50,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v1 users, posts, likes, comments, follows, reports", migrate: Schema.v1)
         migrator.registerMigration("v2 likers preview on posts", migrate: Schema.v2)
         migrator.registerMigration("v3 event-stream tickets", migrate: Schema.v3)
+        migrator.registerMigration("v4 edited captions", migrate: Schema.v4)
         return migrator
     }
 }

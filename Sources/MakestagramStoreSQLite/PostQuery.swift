@@ -13,13 +13,14 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        p.likers_preview
+        p.likers_preview, p.edited_at
         """
 
     /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page).
     static func post(_ row: Row) -> Post {
         let avatar: String? = row[17]
         let likers: String = row[19]
+        let editedAt: Double? = row[20]
         return Post(
             id: row[0],
             createdAt: Date(timeIntervalSince1970: row[1]),
@@ -34,7 +35,8 @@ enum PostQuery {
             commentCount: row[12],
             viewerHasLiked: row[18],
             likers: MakestagramStore.likerNames(likers),
-            version: row[13])
+            version: row[13],
+            editedAt: editedAt.map(Date.init(timeIntervalSince1970:)))
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan

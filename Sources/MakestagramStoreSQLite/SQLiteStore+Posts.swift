@@ -49,6 +49,28 @@ extension SQLiteStore {
         return try await read { db in try PostQuery.posts(db, ids: ids, viewer: viewer) }
     }
 
+    public func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT author_id, caption FROM posts WHERE id = ?", arguments: [postID])
+            else { throw StoreError.notFound("post") }
+            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            let changed = (row["caption"] as String) != caption
+            if changed {
+                try db.execute(
+                    sql: "UPDATE posts SET caption = ?, edited_at = ?, version = version + 1 WHERE id = ?",
+                    arguments: [caption, Self.now, postID])
+            }
+            guard let post = try Self.post(db, id: postID, viewer: viewer) else { throw StoreError.notFound("post") }
+            if changed, let editedAt = post.editedAt {
+                publishOnCommit(
+                    db, .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
+            }
+            return post
+        }
+    }
+
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
         try await write { db in
             guard

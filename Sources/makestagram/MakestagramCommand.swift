@@ -21,7 +21,8 @@ struct MakestagramCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "Photos",
                 subcommands: [
-                    PostPhoto.self, Feed.self, Like.self, Unlike.self, CommentCommand.self, Delete.self, Watch.self,
+                    PostPhoto.self, Feed.self, Like.self, Unlike.self, CommentCommand.self, Edit.self, Delete.self,
+                    Watch.self,
                 ]),
             CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self]),
         ])

@@ -65,6 +65,7 @@ struct Watch: AsyncParsableCommand {
             case .postCreated(let post):
                 "📷 new post \(post.id) by \(post.author.username)"
                     + (post.caption.isEmpty ? "" : ": \"\(post.caption)\"")
+            case .postEdited(let event): "✎ post \(event.postId) now reads: \"\(event.caption)\""
             case .postDeleted(let event): "✖ post \(event.postId) deleted"
             case .error(let error): "! \(error.detail)"
             case .subscribed(let answer):

@@ -15,7 +15,7 @@ import Testing
                 image: Fixtures.photo("phone-gps-rotated.jpg"), fileName: "phone.jpg", caption: "Morning coffee",
                 progress: { progress.record($0) })
             #expect(progress.values.last == 1 && progress.values.count >= 2)
-            #expect(shared.caption == "Morning coffee" && shared.image.height > shared.image.width)
+            #expect(shared.caption.value == "Morning coffee" && shared.image.height > shared.image.width)
             #expect(try await bob.client.searchUsers("ali").items.map(\.username) == ["alice"])
             _ = try await bob.client.follow("alice")
 
@@ -168,7 +168,7 @@ import Testing
             offline.set(.offline)
             let relaunched = server.app("alice", transport: offline)
             let restored = relaunched.homeFeed.posts.elements
-            #expect(restored.map(\.id) == [shared.id] && restored.first?.caption == "Deep field")
+            #expect(restored.map(\.id) == [shared.id] && restored.first?.caption.value == "Deep field")
             #expect(try await relaunched.images.data(for: shared.image.thumb) == photo)
             #expect(!relaunched.homeFeed.isFresh.value)
             await #expect(throws: MakestagramError.self) { try await relaunched.homeFeed.refresh() }

@@ -33,6 +33,16 @@ import Testing
             // New posts from whom bob follows wait behind the pill.
             bob.live.start()
             try await eventually("bob's stream is live") { bob.live.status.value == .live }
+
+            // The author edits the caption; bob's open post changes without a reload.
+            var captions: [String] = []
+            let watchingCaption = bobsPost.caption.observe { captions.append($0) }
+            try await alicesPost.editCaption("Cat, asleep")
+            #expect(alicesPost.caption.value == "Cat, asleep" && alicesPost.editedAt.value != nil)
+            try await eventually("the edit reaches bob") { bobsPost.caption.value == "Cat, asleep" }
+            #expect(bobsPost.editedAt.value != nil && captions == ["Cat", "Cat, asleep"])
+            await #expect(throws: MakestagramError.self) { try await bobsPost.editCaption("bob's now") }
+            _ = watchingCaption
             let newer = try await alice.share("hubble.jpg", caption: "Stars")
             try await eventually("the new post is announced to bob") { bob.homeFeed.newPostCount.value == 1 }
             bob.homeFeed.showNewPosts()

@@ -5,7 +5,7 @@ import Testing
 @testable import MakestagramServer
 
 @Suite struct JSONWriterTests {
-    func post(caption: String, avatar: String?, likers: [String]) -> Post {
+    func post(caption: String, avatar: String?, likers: [String], editedAt: Date? = nil) -> Post {
         Post(
             id: 42, createdAt: Date(timeIntervalSince1970: 1_795_000_000), caption: caption,
             author: UserSummary(id: 7, username: "alice", displayName: "Alice \"A\" Ärcher", avatarURL: avatar),
@@ -18,7 +18,7 @@ import Testing
                     id: Int64(index + 1), postId: 42,
                     author: UserSummary(id: Int64(index + 10), username: name, displayName: caption),
                     text: caption.isEmpty ? "nice" : caption, createdAt: Date(timeIntervalSince1970: 1_795_000_100))
-            }, version: 9)
+            }, version: 9, editedAt: editedAt)
     }
 
     @Test func likeAnswersAreWhatJSONEncoderWrites() throws {
@@ -40,10 +40,13 @@ import Testing
         "", "plain", "quotes \" and \\ backslash", "new\nline\ttab\r", "control \u{01}\u{1F}", "emoji 📸 and é",
     ])
     func writesWhatJSONEncoderWrites(caption: String) throws {
-        for (avatar, likers) in [(nil, []), ("/media/c.jpg", ["bob", "carol"])] as [(String?, [String])] {
+        let edited = Date(timeIntervalSince1970: 1_795_000_200)
+        for (avatar, likers, editedAt) in [(nil, [], nil), ("/media/c.jpg", ["bob", "carol"], edited)]
+            as [(String?, [String], Date?)]
+        {
             let page = Page(
-                items: [post(caption: caption, avatar: avatar, likers: likers)], nextCursor: "abc",
-                newerCursor: nil)
+                items: [post(caption: caption, avatar: avatar, likers: likers, editedAt: editedAt)],
+                nextCursor: "abc", newerCursor: nil)
             var writer = JSONWriter()
             writer.page(page)
             let written = Data(buffer: writer.buffer)

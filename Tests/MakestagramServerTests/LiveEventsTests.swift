@@ -218,6 +218,22 @@ import Testing
         }
     }
 
+    @Test func captionEditsReachSubscribers() async throws {
+        try await withPost { client, port, users, post in
+            let socket = try await LiveClient.connect(port: port, token: users[1].token)
+            defer { socket.close() }
+            _ = try await socket.subscribe([post.id])
+            let edited: Post = try await client.call(
+                .patch, "/api/v1/posts/\(post.id)", as: users[0], json: EditPostRequest(caption: "Now with words"))
+            guard case .postEdited(let event) = try await socket.next() else {
+                Issue.record("post.edited")
+                return
+            }
+            #expect(event.postId == post.id && event.caption == "Now with words" && event.version == edited.version)
+            #expect(abs(event.editedAt.timeIntervalSince(try #require(edited.editedAt))) < 0.001)
+        }
+    }
+
     @Test func newPostsReachFollowersTimelinesOnly() async throws {
         try await withPost { client, port, users, post in
             let (alice, bob, carol) = (users[0], users[1], users[2])

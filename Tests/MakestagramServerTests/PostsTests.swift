@@ -126,6 +126,40 @@ import Testing
         }
     }
 
+    @Test func onlyTheAuthorEditsACaptionAndFeedsServedEarlierShowTheEdit() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            let _: FollowState = try await client.call(.put, "/api/v1/users/alice/follow", as: bob)
+            let post = try await client.post("chelsea.jpg", caption: "Sunrise", as: alice)
+            // Served (and kept rendered) before the edit.
+            let before: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: bob)
+            #expect(before.items.first?.caption == "Sunrise" && before.items.first?.editedAt == nil)
+            let url = "/api/v1/posts/\(post.id)"
+            #expect(try await client.problem(.patch, url, as: bob, json: EditPostRequest(caption: "x")).status == 403)
+            #expect(try await client.problem(.patch, url, json: EditPostRequest(caption: "x")).status == 401)
+            #expect(
+                try await client.problem(.patch, "/api/v1/posts/99999", as: alice, json: EditPostRequest(caption: "x"))
+                    .status == 404)
+            let long = String(repeating: "a", count: Limits.captionLength.upperBound + 1)
+            #expect(
+                try await client.problem(.patch, url, as: alice, json: EditPostRequest(caption: long)).status == 422)
+            #expect(
+                try await client.problem(.patch, url, as: alice, json: EditPostRequest(caption: "a\u{0}b")).status
+                    == 422)
+            #expect(
+                try await client.problem(.patch, url, as: alice, json: ["text": "wrong field"]).code == "malformed_body"
+            )
+            let edited: Post = try await client.call(
+                .patch, url, as: alice, json: EditPostRequest(caption: "  Sunset, in fact  "))
+            #expect(edited.caption == "Sunset, in fact" && edited.editedAt != nil && edited.version > post.version)
+            let after: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: bob)
+            #expect(after.items.first?.caption == "Sunset, in fact" && after.items.first?.editedAt != nil)
+            let profile: Page<Post> = try await client.call(.get, "/api/v1/users/alice/posts", as: bob)
+            #expect(profile.items.first?.caption == "Sunset, in fact")
+        }
+    }
+
     @Test func mediaIsServedWithExactTypeNoSniffAndLongCaching() async throws {
         try await TestServer.run { client, _ in
             let alice = try await client.signUp("alice")

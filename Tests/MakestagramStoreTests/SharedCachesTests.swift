@@ -129,6 +129,31 @@ struct SharedCachesTests {
         }
     }
 
+    @Test func aCaptionEditedThroughOneInstanceReachesTheOthersTimelinesAndSubscribers() async throws {
+        let sink = RecordingSink()
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        let options = try PostgresOptions(url: url)
+        let a = try await PostgresStore.open(options, events: nil, logger: Logger(label: "a"))
+        let b = try await PostgresStore.open(options, events: sink, logger: Logger(label: "b"))
+        let running = [Task { try await a.run() }, Task { try await b.run() }]
+        let alice = try await a.user("alice")
+        let post = try await a.photoPost(by: alice, caption: "before")
+        try await b.caughtUp()
+        // b keeps alice's timeline with the post at its first version.
+        #expect(try await b.timeline(viewer: alice, page: PageRequest(limit: 5)).items.first?.caption == "before")
+        let edited = try await a.editCaption(postID: post, viewer: alice, caption: "after")
+        try await b.caughtUp()
+        #expect(try await b.timeline(viewer: alice, page: PageRequest(limit: 5)).items.first?.caption == "after")
+        let edits = sink.take().compactMap { event -> (String, Int64)? in
+            if case .captionEdited(post, let caption, _, let version) = event { (caption, version) } else { nil }
+        }
+        #expect(edits.count == 1 && edits.first?.0 == "after" && edits.first?.1 == edited.version)
+        a.close()
+        b.close()
+        for task in running { _ = await task.result }
+        await drop()
+    }
+
     /// An instance that cannot read the change stream must not answer from memory: a session ended elsewhere (here,
     /// deleted behind the store's back, as a change it never heard of) stops working as soon as the caches are
     /// distrusted.

@@ -309,6 +309,39 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
+    func onlyTheAuthorEditsACaptionAndEveryReadSeesIt(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            // Read first, so that a store keeping the timeline in memory holds the old version.
+            let before = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
+            #expect(before.editedAt == nil)
+            await #expect(throws: StoreError.forbidden) {
+                _ = try await store.editCaption(postID: post, viewer: bob, caption: "mine now")
+            }
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.editCaption(postID: post + 1000, viewer: alice, caption: "x")
+            }
+            let edited = try await store.editCaption(postID: post, viewer: alice, caption: "Sunset, not sunrise")
+            #expect(edited.caption == "Sunset, not sunrise" && edited.version > before.version)
+            let editedAt = try #require(edited.editedAt)
+            #expect(edited.likeCount == 1 && edited.likers == ["bob"])
+            let seen = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
+            #expect(seen.caption == "Sunset, not sunrise" && seen.version == edited.version && seen.viewerHasLiked)
+            #expect(seen.editedAt.map { abs($0.timeIntervalSince(editedAt)) < 0.001 } == true)
+            #expect(try await store.post(id: post, viewer: bob)?.caption == "Sunset, not sunrise")
+            // The same caption again changes nothing; an empty one removes it.
+            let again = try await store.editCaption(postID: post, viewer: alice, caption: "Sunset, not sunrise")
+            #expect(again.version == edited.version)
+            let cleared = try await store.editCaption(postID: post, viewer: alice, caption: "")
+            #expect(cleared.caption.isEmpty && cleared.version > edited.version)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func searchFindsUsernamePrefixesLiterally(factory: StoreFactory) async throws {
         try await withStore(factory) { store in
             for name in ["alf", "alice", "albert", "bob", "a_b", "axb"] { _ = try await store.user(name) }

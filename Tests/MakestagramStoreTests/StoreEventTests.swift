@@ -95,6 +95,28 @@ struct SettledSink {
     }
 
     @Test(arguments: StoreFactory.all)
+    func aCaptionEditPublishesTheNewCaptionAndVersionOnce(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            _ = try await sink.take()
+            await #expect(throws: StoreError.forbidden) {
+                _ = try await store.editCaption(postID: post, viewer: bob, caption: "x")
+            }
+            let edited = try await store.editCaption(postID: post, viewer: alice, caption: "Line one\nline two")
+            _ = try await store.editCaption(postID: post, viewer: alice, caption: "Line one\nline two")
+            let events = try await sink.take()
+            #expect(events.count == 1)
+            guard case .captionEdited(post, "Line one\nline two", let editedAt, edited.version) = events.first else {
+                Issue.record("expected captionEdited, got \(events)")
+                return
+            }
+            #expect(abs(editedAt.timeIntervalSince(try #require(edited.editedAt))) < 0.001)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func failedChangesPublishNothing(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")

@@ -106,6 +106,43 @@ def test_a_like_in_one_browser_changes_the_count_in_another_live(browsers, sign_
     assert alices.find_all("article.card")[0].get_attribute("data-post-id") == str(newer["id"])
 
 
+def test_an_edited_caption_changes_in_the_other_browser_live(browsers, sign_up):
+    alice, bob = sign_up("alice"), sign_up("bob")
+    post = alice.post_photo("rocket.jpg", "Launch day")
+    bob.api("PUT", f"/users/{alice.username}/follow")
+    selector = f'article[data-post-id="{post["id"]}"]'
+
+    bobs = browsers()
+    bobs.log_in(bob)
+    bobs.card(post["id"])
+    assert bobs.text(f"{selector} .caption-text") == "Launch day"
+    assert not bobs.find_all(f"{selector} .edited")
+    # Only the author is offered the edit.
+    bobs.click(f"{selector} .more")
+    assert "Edit caption" not in bobs.text("dialog .menu")
+    bobs.click("dialog .dialog-header button")
+
+    alices = browsers()
+    alices.log_in(alice)
+    alices.card(post["id"])
+    alices.click(f"{selector} .more")
+    edit = [item for item in alices.find_all("dialog .menu-item") if item.text == "Edit caption"]
+    assert len(edit) == 1
+    edit[0].click()
+    field = alices.wait_for("#edit-caption")
+    assert field.get_attribute("value") == "Launch day"
+    field.clear()
+    field.send_keys("Launch day, T+10 s")
+    alices.screenshot("edit-caption")
+    alices.click('dialog button[type="submit"]')
+    alices.wait_until(lambda: alices.text(f"{selector} .caption-text") == "Launch day, T+10 s")
+
+    bobs.wait_until(
+        lambda: bobs.text(f"{selector} .caption-text") == "Launch day, T+10 s", message="the edit reaches bob live"
+    )
+    assert "edited" in bobs.text(f"{selector} .edited")
+
+
 def test_infinite_scroll_loads_older_pages(browsers, sign_up):
     person = sign_up("prolific")
     ids = [person.post_photo("rocket.jpg", f"Launch {number}")["id"] for number in range(25)]

@@ -90,6 +90,13 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert own["commentCount"] == 1 and own["recentComments"][0]["text"] == "Strong brew"
     assert "no likes" in ben.run("unlike", str(post["id"])).stdout
 
+    edited = ann.run("edit", str(post["id"]), "--caption", "Coffee, black").stdout
+    assert 'now reads: "Coffee, black"' in edited
+    assert "Coffee, black" in ben.run("feed").stdout
+    assert json.loads(ben.run("feed", "--json").stdout)["items"][0]["editedAt"]
+    refused = ben.run("edit", str(post["id"]), "--caption", "mine", ok=False)
+    assert refused.returncode != 0 and "Only the author" in refused.stderr
+
     refused = ben.run("delete", str(post["id"]), ok=False)
     assert refused.returncode != 0 and "Only the author" in refused.stderr
     assert "Deleted post" in ann.run("delete", str(post["id"])).stdout

@@ -7,12 +7,13 @@ import NIOCore
 final class ClientLimits: Sendable {
     /// What each limit is about, in words for the 429 answer.
     enum Kind: Int, Sendable {
-        case signUps, posts, comments, likes, follows, reports, tickets, sockets
+        case signUps, posts, edits, comments, likes, follows, reports, tickets, sockets
 
         var keyPath: KeyPath<RateLimits, RateLimit?> {
             switch self {
             case .signUps: \.signUps
             case .posts: \.posts
+            case .edits: \.edits
             case .comments: \.comments
             case .likes: \.likes
             case .follows: \.follows
@@ -26,6 +27,7 @@ final class ClientLimits: Sendable {
             switch self {
             case .signUps: "sign-ups from this address"
             case .posts: "posts"
+            case .edits: "edits"
             case .comments: "comments"
             case .likes: "likes"
             case .follows: "follows"

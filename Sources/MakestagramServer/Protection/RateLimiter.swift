@@ -8,6 +8,8 @@ public struct RateLimits: Sendable, Equatable {
     public var signUps: RateLimit? = RateLimit(10, per: .seconds(3600))
     /// Photos posted by one user.
     public var posts: RateLimit? = RateLimit(60, per: .seconds(3600))
+    /// Captions and profiles edited by one user.
+    public var edits: RateLimit? = RateLimit(60, per: .seconds(3600))
     /// Comments written by one user.
     public var comments: RateLimit? = RateLimit(30, per: .seconds(60))
     /// Likes and unlikes by one user.
@@ -38,7 +40,7 @@ public struct RateLimits: Sendable, Equatable {
 
     /// The names used by `--rate-limit NAME=COUNT/PERIOD`.
     public static let names = [
-        "signups", "posts", "comments", "likes", "follows", "reports", "tickets", "sockets", "live-messages",
+        "signups", "posts", "edits", "comments", "likes", "follows", "reports", "tickets", "sockets", "live-messages",
         "live-snapshots",
     ]
 
@@ -47,6 +49,7 @@ public struct RateLimits: Sendable, Equatable {
         switch name {
         case "signups": \.signUps
         case "posts": \.posts
+        case "edits": \.edits
         case "comments": \.comments
         case "likes": \.likes
         case "follows": \.follows

@@ -138,6 +138,10 @@ struct JSONWriter {
         date(post.createdAt)
         raw(",\"caption\":")
         string(post.caption)
+        if let editedAt = post.editedAt {
+            raw(",\"editedAt\":")
+            date(editedAt)
+        }
         raw(",\"author\":")
         user(post.author)
         raw(",\"image\":{\"width\":")

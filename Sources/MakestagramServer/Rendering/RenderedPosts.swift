@@ -6,7 +6,7 @@ import Synchronization
 /// Each post's JSON as the API writes it, kept at the post's version, for lists of posts (home timelines and
 /// profiles): the hottest responses, where decoding rows and writing JSON cost more than reading the database.
 ///
-/// A post's JSON changes only with its version (every like, unlike, comment and deletion bumps it; authors' names
+/// A post's JSON changes only with its version (every like, unlike, comment, caption edit and deletion bumps it; authors' names
 /// never change), so an entry at the version a list reads is that post's JSON as it is now, but for
 /// `viewerHasLiked`, which the store answers per reader and which is written between the entry's two halves. The
 /// store asks ``holds(_:_:)`` while it reads a list and decodes only the posts held at no or another version.

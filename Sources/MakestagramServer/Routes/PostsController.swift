@@ -20,6 +20,7 @@ struct PostsController<S: Store>: Sendable {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("posts", use: create)
         routes.get("posts/:id", use: show)
+        routes.patch("posts/:id", use: edit)
         routes.delete("posts/:id", use: delete)
         routes.get("timeline", use: timeline)
         return routes
@@ -69,6 +70,16 @@ struct PostsController<S: Store>: Sendable {
             throw APIError.notFound("post")
         }
         return post.written()
+    }
+
+    /// Replaces the caption of one of the user's own posts.
+    @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
+        let user = try context.requireUser()
+        let postID = try context.id("id", of: "post")
+        let input = try await request.decodeJSON(EditPostRequest.self)
+        let caption = try TextInput.multiline(input.caption, field: "caption", length: Limits.captionLength)
+        try limits.take(.edits, user: user.id)
+        return try await store.editCaption(postID: postID, viewer: user.id, caption: caption).written()
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

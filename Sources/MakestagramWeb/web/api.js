@@ -87,6 +87,7 @@ export const api = {
   get: (path, query) => api.request("GET", path, { query }),
   put: (path, json) => api.request("PUT", path, { json }),
   post: (path, json) => api.request("POST", path, { json }),
+  patch: (path, json) => api.request("PATCH", path, { json }),
   delete: (path) => api.request("DELETE", path),
 
   /** Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). */

@@ -2,7 +2,7 @@
 // comments and a comment box. It redraws its live parts whenever the post's model changes.
 
 import { limits } from "./constants.js";
-import { h, icon, avatar, replace, timeElement, plural, toast, openDialog, confirmDialog } from "./dom.js";
+import { h, icon, avatar, replace, timeElement, plural, toast, openDialog, confirmDialog, textDialog } from "./dom.js";
 import { store } from "./posts.js";
 import { showUserList } from "./lists.js";
 import { reportPost } from "./report.js";
@@ -78,6 +78,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   const likedByLine = h("div");
   const commentsLink = h("a.muted.view-comments", { href: `/p/${id}` });
   const recent = h("ul.comments", { "aria-label": "Latest comments" });
+  const captionLine = h("div.caption-line");
   const burst = h("div.burst", { "aria-hidden": "true" }, icon("heart"));
 
   const full = post.image.full;
@@ -173,7 +174,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
       ),
       likeCount,
       likedByLine,
-      post.caption && h("p.caption", {}, userLink(post.author), " ", post.caption),
+      captionLine,
       !detail && commentsLink,
       !detail && recent,
       form,
@@ -187,6 +188,20 @@ export function postCard(id, { detail = false, navigate } = {}) {
     replace(heart, icon("heart"));
     likeCount.textContent = plural(view.likeCount, "like");
     replace(likedByLine, likedBy(view, openLikers));
+    replace(
+      captionLine,
+      view.caption &&
+        h(
+          "p.caption",
+          {},
+          userLink(view.author),
+          " ",
+          h("span.caption-text", {}, view.caption),
+          view.editedAt &&
+            h("span.muted.edited", { title: `Edited ${new Date(view.editedAt).toLocaleString()}` }, " · edited"),
+        ),
+    );
+    image.alt = view.caption ? `Photo by ${view.author.username}: ${view.caption}` : `Photo by ${view.author.username}`;
     if (detail) return;
     commentsLink.hidden = view.commentCount <= view.recentComments.length;
     commentsLink.textContent = `View all ${plural(view.commentCount, "comment")}`;
@@ -219,6 +234,21 @@ function onDoubleTap(element, action) {
   });
 }
 
+/** The dialog that edits the caption of the viewer's own post. */
+function editCaption(id) {
+  return textDialog("Edit caption", {
+    label: "Caption",
+    field: { id: "edit-caption", name: "caption", rows: 4, maxlength: limits.captionLength[1] },
+    value: store.view(id)?.caption ?? "",
+    submitLabel: "Save",
+    async submit(caption, close) {
+      await store.editCaption(id, caption);
+      close();
+      toast("Caption saved");
+    },
+  });
+}
+
 /** The "…" menu: open, copy the link, delete (own posts) or report (others'). */
 function options(id, mine, navigate) {
   openDialog("Post options", (close) =>
@@ -242,6 +272,18 @@ function options(id, mine, navigate) {
         },
         "Copy link",
       ),
+      mine &&
+        h(
+          "button.menu-item",
+          {
+            type: "button",
+            onclick: () => {
+              close();
+              editCaption(id);
+            },
+          },
+          "Edit caption",
+        ),
       mine
         ? h(
             "button.menu-item.danger-text",

@@ -175,6 +175,45 @@ export function openDialog(title, build) {
   });
 }
 
+/**
+ * A dialog with one text area: `label` above it, `submit(text, close)` on saving (its thrown problem is shown
+ * in the dialog, which stays open). `field` gives the text area's attributes.
+ */
+export function textDialog(title, { label, field, value = "", submitLabel, danger = false, submit }) {
+  return openDialog(title, (close) => {
+    const text = h("textarea.textarea", { rows: 3, ...field });
+    text.value = value;
+    const error = h("p.form-error", { role: "alert" });
+    const send = h(`button.button${danger ? ".danger" : ""}`, { type: "submit" }, submitLabel);
+    queueMicrotask(() => text.focus());
+    return h(
+      "form.stack",
+      {
+        onsubmit: async (event) => {
+          event.preventDefault();
+          send.disabled = true;
+          error.textContent = "";
+          try {
+            await submit(text.value.trim(), close);
+          } catch (problem) {
+            error.textContent = problem.message;
+            send.disabled = false;
+          }
+        },
+      },
+      h("label", { for: field.id }, label),
+      text,
+      error,
+      h(
+        "div.dialog-actions",
+        {},
+        h("button.button.secondary", { type: "button", onclick: () => close() }, "Cancel"),
+        send,
+      ),
+    );
+  });
+}
+
 /** Asks a yes/no question; resolves true when confirmed. */
 export function confirmDialog(title, message, confirmLabel, { danger = false } = {}) {
   return openDialog(title, (close) => [

@@ -156,6 +156,13 @@ export const store = {
 
   // MARK: Posts
 
+  /** Replaces the caption of the viewer's own post; shown when the server has it. */
+  async editCaption(id, caption) {
+    const post = await api.patch(`/posts/${id}`, { caption });
+    this.take([post]);
+    return post;
+  },
+
   async deletePost(id) {
     await api.delete(`/posts/${id}`);
     this.removed(id);
@@ -186,6 +193,10 @@ export const store = {
           viewerHasLiked: message.viewerHasLiked,
         });
         return model.notify({ type: "like" });
+      case "post.edited":
+        post.caption = message.caption;
+        post.editedAt = message.editedAt;
+        return model.notify({ type: "caption" });
       case "comment.created":
         post.commentCount = message.commentCount;
         if (!model.seenComments.has(message.comment.id)) {
