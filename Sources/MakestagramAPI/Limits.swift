@@ -6,6 +6,8 @@ public enum Limits {
     public static let passwordBytes = 8...72
     /// Display names are 1–50 characters.
     public static let displayNameLength = 1...50
+    /// Bios are at most 150 characters (Unicode scalars), line breaks included.
+    public static let bioLength = 0...150
     /// Captions are at most 2,200 characters (Unicode scalars).
     public static let captionLength = 0...2200
     /// Comments are 1–2,200 characters (Unicode scalars).

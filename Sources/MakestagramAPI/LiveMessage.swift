@@ -201,6 +201,8 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     case postCreated(Post)
     /// A subscribed post's caption was edited.
     case postEdited(LivePostEdited)
+    /// A user changed their display name or avatar: every place that shows them takes the new summary.
+    case userUpdated(UserSummary)
     case postDeleted(LivePostDeleted)
     case error(LiveError)
 
@@ -216,6 +218,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentDeleted: "comment.deleted"
         case .postCreated: "post.created"
         case .postEdited: "post.edited"
+        case .userUpdated: "user.updated"
         case .postDeleted: "post.deleted"
         case .error: "error"
         }
@@ -230,11 +233,11 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentDeleted(let event): (event.postId, event.version)
         case .postEdited(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
-        case .hello, .subscribed, .error: nil
+        case .hello, .subscribed, .error, .userUpdated: nil
         }
     }
 
-    enum CodingKeys: String, CodingKey { case type, post }
+    enum CodingKeys: String, CodingKey { case type, post, user }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -249,6 +252,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "comment.deleted": self = .commentDeleted(try LiveCommentDeleted(from: decoder))
         case "post.created": self = .postCreated(try container.decode(Post.self, forKey: .post))
         case "post.edited": self = .postEdited(try LivePostEdited(from: decoder))
+        case "user.updated": self = .userUpdated(try container.decode(UserSummary.self, forKey: .user))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
         case "error": self = .error(try LiveError(from: decoder))
         default:
@@ -268,6 +272,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated(let body): try body.encode(to: encoder)
         case .commentDeleted(let body): try body.encode(to: encoder)
         case .postEdited(let body): try body.encode(to: encoder)
+        case .userUpdated(let user): try container.encode(user, forKey: .user)
         case .postDeleted(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }

@@ -48,6 +48,17 @@ public struct EditPostRequest: Codable, Sendable {
     public init(caption: String) { self.caption = caption }
 }
 
+/// The body of `PATCH /api/v1/me`: the fields to change (those left out stay as they are).
+public struct EditProfileRequest: Codable, Sendable {
+    public var displayName: String?
+    public var bio: String?
+
+    public init(displayName: String? = nil, bio: String? = nil) {
+        self.displayName = displayName
+        self.bio = bio
+    }
+}
+
 /// The body of `POST /api/v1/posts/{id}/reports`.
 public struct ReportRequest: Codable, Sendable {
     public var reason: String

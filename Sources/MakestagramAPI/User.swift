@@ -24,7 +24,12 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var id: Int64
     public var username: String
     public var displayName: String
+    /// The small square avatar (``UserProfile/avatarSmallSize`` px), as in ``UserSummary``; nil: none (initials).
     public var avatarURL: String?
+    /// The large square avatar (``UserProfile/avatarLargeSize`` px) for the profile page; nil: none.
+    public var avatarLargeURL: String?
+    /// A few lines about the user (at most ``Limits/bioLength`` characters); empty when they wrote none.
+    public var bio: String
     /// How many posts the user has published.
     public var postCount: Int
     /// How many users follow this user.
@@ -36,14 +41,21 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// When the account was created.
     public var createdAt: Date
 
+    /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
+    public static let avatarSmallSize = 150
+    /// The side of the large avatar, in pixels.
+    public static let avatarLargeSize = 480
+
     public init(
-        id: Int64, username: String, displayName: String, avatarURL: String?, postCount: Int,
-        followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date
+        id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
+        bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date
     ) {
         self.id = id
         self.username = username
         self.displayName = displayName
         self.avatarURL = avatarURL
+        self.avatarLargeURL = avatarLargeURL
+        self.bio = bio
         self.postCount = postCount
         self.followerCount = followerCount
         self.followingCount = followingCount

@@ -30,6 +30,27 @@ extension APIClient {
         try await send(.get, "/me")
     }
 
+    /// Changes the logged-in user's display name and bio (nil leaves one as it is); answers the profile.
+    public func updateProfile(displayName: String? = nil, bio: String? = nil) async throws -> UserProfile {
+        try await send(.patch, "/me", json: EditProfileRequest(displayName: displayName, bio: bio))
+    }
+
+    /// Makes a photo (JPEG, PNG, WebP or HEIC bytes) the logged-in user's avatar; the server crops it square.
+    public func setAvatar(image: Data, fileName: String = "avatar.jpg") async throws -> UserProfile {
+        let form = MultipartForm(fields: [:], file: (field: "image", name: fileName, data: image))
+        let data = try await sendForData(.put, "/me/avatar", body: (form.body, form.contentType))
+        do {
+            return try JSONCoding.decoder().decode(UserProfile.self, from: data)
+        } catch {
+            throw MakestagramError.invalidResponse("UserProfile: \(error)")
+        }
+    }
+
+    /// Removes the logged-in user's avatar (initials are shown again).
+    public func removeAvatar() async throws -> UserProfile {
+        try await send(.delete, "/me/avatar")
+    }
+
     // MARK: Users and follows
 
     /// Users whose username starts with `query`.

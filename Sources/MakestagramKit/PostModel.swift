@@ -12,7 +12,8 @@ import MakestagramAPI
 public final class PostModel: Identifiable {
     public let id: Int64
     public let createdAt: Date
-    public let author: UserSummary
+    /// Who posted it, with their current name and avatar.
+    public var author: I<UserSummary> { authorInput.i }
     public let image: PostImage
 
     /// The caption, as its author last edited it.
@@ -36,6 +37,7 @@ public final class PostModel: Identifiable {
     /// Whether the post was deleted; screens drop it.
     public var isDeleted: I<Bool> { isDeletedInput.i }
 
+    private let authorInput: Input<UserSummary>
     private let captionInput: Input<String>
     private let editedAtInput: Input<Date?>
     private let likeCountInput: Input<Int>
@@ -59,7 +61,7 @@ public final class PostModel: Identifiable {
     init(_ post: Post, store: PostStore) {
         id = post.id
         createdAt = post.createdAt
-        author = post.author
+        authorInput = Input(post.author)
         image = post.image
         server = post
         self.store = store
@@ -188,6 +190,24 @@ public final class PostModel: Identifiable {
         publish()
     }
 
+    /// Takes a user's new name or avatar wherever the post shows them: as its author, as a commenter. (Not a change
+    /// to the post: its version stays.)
+    func mergeUser(_ user: UserSummary) {
+        if server.author.id == user.id { server.author = user }
+        for index in server.recentComments.indices where server.recentComments[index].author.id == user.id {
+            server.recentComments[index].author = user
+        }
+        let comments = comments.value.map { comment in
+            var comment = comment
+            if comment.author.id == user.id { comment.author = user }
+            return comment
+        }
+        Graph.main.batch {
+            if comments != self.comments.value { commentsInput.write(comments) }
+            publish()
+        }
+    }
+
     /// Takes a live caption edit if it is newer than what is held.
     func mergeCaption(_ caption: String, editedAt: Date, version: Int64) {
         guard version > server.version else { return }
@@ -225,6 +245,7 @@ public final class PostModel: Identifiable {
             if !liked { likers.removeAll { $0 == me } }
         }
         Graph.main.batch {
+            authorInput.write(server.author)
             captionInput.write(server.caption)
             editedAtInput.write(server.editedAt)
             likeCountInput.write(max(0, count))

@@ -109,6 +109,9 @@ public final class PostStore {
             existing(event.postId)?.mergeCaption(event.caption, editedAt: event.editedAt, version: event.version)
         case .postDeleted(let event):
             deleted(event.postId)
+        case .userUpdated(let user):
+            for entry in models.values { entry.model?.mergeUser(user) }
+            if viewer?.id == user.id { viewer = user }
         case .postCreated, .hello, .subscribed, .error:
             break
         }

@@ -155,8 +155,8 @@ final class LiveConnection: Sendable {
         change(drains) { apply(delivery, to: &$0) }
     }
 
-    /// A new post in the user's home timeline.
-    func deliverTimelinePost(_ frame: ByteBuffer, drains: DrainBatch? = nil) {
+    /// A message that is not about a subscribed post: a new post in the user's home timeline, a user's new name.
+    func deliverFrame(_ frame: ByteBuffer, drains: DrainBatch? = nil) {
         change(drains) { $0.outbox.append(frame) }
     }
 

@@ -125,13 +125,7 @@ public final class LiveHub: Service {
                     message: .postEdited(
                         LivePostEdited(postId: postID, version: version, caption: caption, editedAt: editedAt))))
         case .postCreated(let post, let audience):
-            let recipients = connections(of: audience)
-            guard !recipients.isEmpty else { return }
-            let frame = LiveDelivery.encode(.postCreated(post))
-            let drains = DrainBatch()
-            for connection in recipients { connection.deliverTimelinePost(frame, drains: drains) }
-            drains.run()
-            deliveries.increment(by: recipients.count)
+            send(.postCreated(post), to: connections(of: audience))
         case .postDeleted(let postID, let version, let audience):
             var recipients: [ObjectIdentifier: LiveConnection] = [:]
             for connection in subscribers(of: postID) + connections(of: audience) {
@@ -150,16 +144,31 @@ public final class LiveHub: Service {
             // Nothing on screen shows follows live yet; the follower's next timeline read has the followee's posts.
             return
         case .sessionEnded(let tokenHash):
-            let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
-            for connection in all where connection.tokenHash == tokenHash {
+            for connection in allConnections() where connection.tokenHash == tokenHash {
                 connection.close(code: LiveCloseCode.sessionEnded, reason: "session ended; log in again")
             }
+        case .profileChanged(let user):
+            // Rare (rate limited) and shown anywhere: every connection hears of it.
+            send(.userUpdated(user), to: allConnections())
         case .changesMissed:
-            let all = registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
-            for connection in all {
+            for connection in allConnections() {
                 connection.close(code: LiveCloseCode.resync, reason: "updates were missed; reconnect and load again")
             }
         }
+    }
+
+    private func allConnections() -> [LiveConnection] {
+        registry.withLock { registry in registry.byUser.values.flatMap(\.values) }
+    }
+
+    /// Sends a message that is not about a subscribed post to each of `recipients`.
+    private func send(_ message: LiveServerMessage, to recipients: [LiveConnection]) {
+        guard !recipients.isEmpty else { return }
+        let frame = LiveDelivery.encode(message)
+        let drains = DrainBatch()
+        for connection in recipients { connection.deliverFrame(frame, drains: drains) }
+        drains.run()
+        deliveries.increment(by: recipients.count)
     }
 
     private func deliver(_ delivery: LiveDelivery) {

@@ -56,3 +56,14 @@ public struct NewPost: Sendable {
         self.thumb = thumb
     }
 }
+
+/// The files of an avatar already on disk: a small and a large square.
+public struct AvatarFiles: Sendable, Equatable {
+    public var small: String
+    public var large: String
+
+    public init(small: String, large: String) {
+        self.small = small
+        self.large = large
+    }
+}

@@ -38,6 +38,17 @@ public protocol Store: Sendable {
 
     // MARK: Users and follows
 
+    /// Changes a user's display name and bio (nil leaves one as it is) and answers their profile. A change
+    /// publishes ``StoreEvent/profileChanged(user:)``.
+    func updateProfile(userID: Int64, displayName: String?, bio: String?) async throws -> UserProfile
+    /// Sets the user's avatar, whose files are already on disk (nil removes it: initials are shown), and answers
+    /// their profile with the files of the avatar it replaced, for the caller to remove once this returns. Publishes
+    /// ``StoreEvent/profileChanged(user:)``.
+    func setAvatar(userID: Int64, files: AvatarFiles?) async throws -> (profile: UserProfile, replaced: [String])
+    /// A number that grows whenever something that posts show changes without the posts' versions growing (a user's
+    /// name or avatar, shown on their posts and comments): JSON of posts rendered at an older epoch may be stale.
+    var renderEpoch: UInt64 { get }
+
     /// A user's profile as `viewer` sees it, or nil when there is no such user.
     func profile(username: String, viewer: Int64) async throws -> UserProfile?
     /// A user's profile by ID as `viewer` sees it.

@@ -20,6 +20,8 @@ public enum StoreEvent: Sendable, Equatable {
     case sessionEnded(tokenHash: [UInt8])
     /// `follower` started (`following`) or stopped following `followee`: the follower's home timeline changed.
     case followChanged(follower: Int64, followee: Int64, following: Bool)
+    /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
+    case profileChanged(user: UserSummary)
     /// Not a change but the news that changes may have been missed (a store shared by several instances could not
     /// read the change stream for longer than it keeps changes): every cache forgets everything, and every live
     /// client must load its screens again (close code ``LiveCloseCode/resync``).
@@ -34,7 +36,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .postCreated(let post, _): post.id
         case .captionEdited(let postID, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .changesMissed: nil
+        case .sessionEnded, .followChanged, .changesMissed, .profileChanged: nil
         }
     }
 }

@@ -9,7 +9,8 @@ import MakestagramStore
 /// Likes are written by the `set_like` function in SQL, so the field names here are also the keys it builds.
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
-        case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited
+        case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
+            profileChanged
     }
 
     var kind: Kind
@@ -88,6 +89,12 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             actor = follower
             target = followee
             on = following
+        case .profileChanged(let user):
+            self.init(kind: .profileChanged)
+            actor = user.id
+            username = user.username
+            displayName = user.displayName
+            avatarFile = user.avatarURL.map(MediaPath.fileName(ofURL:))
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -121,6 +128,12 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .postCreated:
             guard let created else { return nil }
             return .postCreated(post: created, audience: audience)
+        case .profileChanged:
+            guard let actor, let username, let displayName else { return nil }
+            return .profileChanged(
+                user: UserSummary(
+                    id: actor, username: username, displayName: displayName,
+                    avatarURL: avatarFile.map(MediaPath.url(for:))))
         case .captionEdited:
             guard let post, let caption, let at, let version else { return nil }
             return .captionEdited(

@@ -6,12 +6,13 @@ import PostgresNIO
 extension PostgresStore {
     /// The profile of the user with `id` (or, when nil, `username`) as `viewer` sees it.
     static func profile(
-        _ connection: PostgresConnection, id: Int64? = nil, username: String? = nil, viewer: Int64, logger: Logger
+        _ connection: PostgresConnection, id: Int64? = nil, username: String? = nil, viewer: Int64, logger: Logger,
+        lock: Bool = false
     ) async throws -> UserProfile? {
         var sql = SQL(
             """
             SELECT u.id, u.username, u.display_name, u.avatar_file, u.post_count, u.follower_count, u.following_count,
-              u.created_at
+              u.created_at, u.avatar_large_file, u.bio
             """)
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
         if let id {
@@ -19,13 +20,15 @@ extension PostgresStore {
         } else {
             sql.append(" FROM users u WHERE u.username = \(sql.bind(folded(username ?? "")))")
         }
+        if lock { sql.append(" FOR NO KEY UPDATE") }
         let rows = try await connection.query(sql.query, logger: logger).collect()
         return try rows.first.map { row in
-            let (id, username, displayName, avatar, posts, followers, following, createdAt, follows) = try row.decode(
-                (Int64, String, String, String?, Int, Int, Int, Double, Bool).self)
+            let (id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, follows) =
+                try row.decode((Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool).self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
-                postCount: posts, followerCount: followers, followingCount: following, viewerFollows: follows,
+                avatarLargeURL: large.map(MediaPath.url(for:)), bio: bio, postCount: posts, followerCount: followers,
+                followingCount: following, viewerFollows: follows,
                 createdAt: Date(timeIntervalSince1970: createdAt))
         }
     }
@@ -36,6 +39,46 @@ extension PostgresStore {
         ).collect()
         return try rows.first?.decode(Int64.self)
     }
+
+    public func updateProfile(userID: Int64, displayName: String?, bio: String?) async throws -> UserProfile {
+        try await write { [logger] connection, changes in
+            guard
+                let old = try await Self.profile(connection, id: userID, viewer: userID, logger: logger, lock: true)
+            else { throw StoreError.notFound("user") }
+            let name = displayName ?? old.displayName
+            let bio = bio ?? old.bio
+            try await connection.query(
+                "UPDATE users SET display_name = \(name), bio = \(bio) WHERE id = \(userID)", logger: logger)
+            var profile = old
+            profile.displayName = name
+            profile.bio = bio
+            if profile != old { changes.publish(.profileChanged(user: profile.summary)) }
+            return profile
+        }
+    }
+
+    public func setAvatar(userID: Int64, files: AvatarFiles?) async throws -> (
+        profile: UserProfile, replaced: [String]
+    ) {
+        try await write { [logger] connection, changes in
+            guard
+                let old = try await Self.profile(connection, id: userID, viewer: userID, logger: logger, lock: true)
+            else { throw StoreError.notFound("user") }
+            try await connection.query(
+                """
+                UPDATE users SET avatar_file = \(files?.small), avatar_large_file = \(files?.large)
+                WHERE id = \(userID)
+                """, logger: logger)
+            var profile = old
+            profile.avatarURL = files.map { MediaPath.url(for: $0.small) }
+            profile.avatarLargeURL = files.map { MediaPath.url(for: $0.large) }
+            changes.publish(.profileChanged(user: profile.summary))
+            let replaced = [old.avatarURL, old.avatarLargeURL].compactMap { $0.map(MediaPath.fileName(ofURL:)) }
+            return (profile, replaced)
+        }
+    }
+
+    public var renderEpoch: UInt64 { caches.renderEpoch }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
         try await read { [logger] connection in

@@ -314,6 +314,7 @@ public final class PostgresStore: Store, Service {
                 """
                 SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
                 UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
+                UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
                 """, logger: logger)
             var files = Set<String>()
             for try await name in rows.decode(String.self) { files.insert(name) }

@@ -16,6 +16,7 @@ enum Schema {
         ("v1 users, posts, likes, comments, follows, reports, tickets, changes", v1),
         ("v2 one post update per like", v2),
         ("v3 edited captions", v3),
+        ("v4 bios and large avatars", v4),
     ]
 
     static let v1 = """
@@ -255,6 +256,12 @@ enum Schema {
     /// When a post's caption was last edited (NULL: never).
     static let v3 = """
         ALTER TABLE posts ADD COLUMN edited_at double precision;
+        """
+
+    /// Profiles: a bio, and the large square of the avatar (`avatar_file` is the small one).
+    static let v4 = """
+        ALTER TABLE users ADD COLUMN bio text NOT NULL DEFAULT '' CHECK (char_length(bio) <= 150);
+        ALTER TABLE users ADD COLUMN avatar_large_file text;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

@@ -51,6 +51,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v2 likers preview on posts", migrate: Schema.v2)
         migrator.registerMigration("v3 event-stream tickets", migrate: Schema.v3)
         migrator.registerMigration("v4 edited captions", migrate: Schema.v4)
+        migrator.registerMigration("v5 bios and large avatars", migrate: Schema.v5)
         return migrator
     }
 }

@@ -17,9 +17,11 @@ extension SQLiteStore {
             arguments: ["viewer": viewer, "value": value]
         ).map { row in
             let avatar: String? = row["avatar_file"]
+            let large: String? = row["avatar_large_file"]
             return UserProfile(
                 id: row["id"], username: row["username"], displayName: row["display_name"],
-                avatarURL: avatar.map(MediaPath.url(for:)), postCount: row["post_count"],
+                avatarURL: avatar.map(MediaPath.url(for:)), avatarLargeURL: large.map(MediaPath.url(for:)),
+                bio: row["bio"], postCount: row["post_count"],
                 followerCount: row["follower_count"], followingCount: row["following_count"],
                 viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
         }
@@ -36,6 +38,46 @@ extension SQLiteStore {
     public func profile(id: Int64, viewer: Int64) async throws -> UserProfile? {
         try await read { db in try Self.profile(db, column: "u.id", value: id, viewer: viewer) }
     }
+
+    public func updateProfile(userID: Int64, displayName: String?, bio: String?) async throws -> UserProfile {
+        try await write { db in
+            guard let old = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
+                throw StoreError.notFound("user")
+            }
+            try db.execute(
+                sql: "UPDATE users SET display_name = ?, bio = ? WHERE id = ?",
+                arguments: [displayName ?? old.displayName, bio ?? old.bio, userID])
+            guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
+                throw StoreError.notFound("user")
+            }
+            if profile.displayName != old.displayName || profile.bio != old.bio {
+                publishOnCommit(db, .profileChanged(user: profile.summary))
+            }
+            return profile
+        }
+    }
+
+    public func setAvatar(userID: Int64, files: AvatarFiles?) async throws -> (
+        profile: UserProfile, replaced: [String]
+    ) {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT avatar_file, avatar_large_file FROM users WHERE id = ?", arguments: [userID])
+            else { throw StoreError.notFound("user") }
+            let replaced = [row["avatar_file"], row["avatar_large_file"]].compactMap { $0 as String? }
+            try db.execute(
+                sql: "UPDATE users SET avatar_file = ?, avatar_large_file = ? WHERE id = ?",
+                arguments: [files?.small, files?.large, userID])
+            guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
+                throw StoreError.notFound("user")
+            }
+            publishOnCommit(db, .profileChanged(user: profile.summary))
+            return (profile, replaced)
+        }
+    }
+
+    public var renderEpoch: UInt64 { database.caches.renderEpoch }
 
     public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {
         let escaped = prefix.replacingOccurrences(of: "\\", with: "\\\\")

@@ -145,6 +145,7 @@ public struct SQLiteStore: Store {
                 sql: """
                     SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
                     UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
+                    UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
                     """)
             return Set(rows)
         }

@@ -29,6 +29,14 @@ public struct ProcessedPhoto: Sendable {
     public var thumb: EncodedImage
 }
 
+/// An uploaded avatar: two square crops, upright and stripped of metadata.
+public struct ProcessedAvatar: Sendable {
+    /// A `large` × `large` square (upscaled from a smaller photo, so that every avatar has one size).
+    public var large: EncodedImage
+    /// A `small` × `small` square cut from ``large``.
+    public var small: EncodedImage
+}
+
 /// Validates uploads and makes their variants with libvips. Blocking and CPU-bound: call it off the event loop.
 public struct PhotoProcessor: Sendable {
     /// The long side of the "full" variant.
@@ -57,12 +65,36 @@ public struct PhotoProcessor: Sendable {
         return try result.get()
     }
 
-    private func process(_ bytes: UnsafeRawBufferPointer) throws(PhotoError) -> ProcessedPhoto {
+    /// Checks `data` as ``process(_:)`` does and makes an avatar's two squares, `large` and `small` pixels wide, cut
+    /// where libvips finds the most interesting part of the photo.
+    public func processAvatar(_ data: Data, large: Int, small: Int) throws(PhotoError) -> ProcessedAvatar {
+        let result: Result<ProcessedAvatar, PhotoError> = data.withUnsafeBytes { bytes in
+            Result { () throws(PhotoError) -> ProcessedAvatar in
+                _ = try validatedHeader(bytes)
+                let big = try Self.render(bytes, width: large, height: large, crop: true) { .invalidImage($0) }
+                let smallResult: Result<EncodedImage, PhotoError> = big.data.withUnsafeBytes { bigBytes in
+                    Result { () throws(PhotoError) -> EncodedImage in
+                        try Self.render(bigBytes, width: small, height: small, crop: true) { .processingFailed($0) }
+                    }
+                }
+                return ProcessedAvatar(large: big, small: try smallResult.get())
+            }
+        }
+        return try result.get()
+    }
+
+    /// The header of an upload whose format is known and whose pixel count is within ``maxPixels``.
+    private func validatedHeader(_ bytes: UnsafeRawBufferPointer) throws(PhotoError) -> ImageHeader {
         let header = try ImageHeader.read(bytes)
         guard header.storedWidth > 0, header.storedHeight > 0 else { throw .invalidImage("the image has no pixels") }
         guard header.storedWidth * header.storedHeight <= maxPixels else {
             throw .tooManyPixels(width: header.width, height: header.height, limit: maxPixels)
         }
+        return header
+    }
+
+    private func process(_ bytes: UnsafeRawBufferPointer) throws(PhotoError) -> ProcessedPhoto {
+        let header = try validatedHeader(bytes)
         let full = try Self.render(bytes, width: Self.fullSize, height: Self.fullSize, crop: false) {
             .invalidImage($0)
         }

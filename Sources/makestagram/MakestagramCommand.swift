@@ -17,7 +17,7 @@ struct MakestagramCommand: AsyncParsableCommand {
             CommandGroup(name: "Server", subcommands: [Serve.self]),
             CommandGroup(
                 name: "Account",
-                subcommands: [Signup.self, Login.self, Logout.self, Whoami.self]),
+                subcommands: [Signup.self, Login.self, Logout.self, Whoami.self, Profile.self]),
             CommandGroup(
                 name: "Photos",
                 subcommands: [

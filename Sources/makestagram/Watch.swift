@@ -67,6 +67,7 @@ struct Watch: AsyncParsableCommand {
                     + (post.caption.isEmpty ? "" : ": \"\(post.caption)\"")
             case .postEdited(let event): "✎ post \(event.postId) now reads: \"\(event.caption)\""
             case .postDeleted(let event): "✖ post \(event.postId) deleted"
+            case .userUpdated(let user): "👤 \(user.username) is now \"\(user.displayName)\""
             case .error(let error): "! \(error.detail)"
             case .subscribed(let answer):
                 {

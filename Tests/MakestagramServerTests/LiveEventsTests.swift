@@ -234,6 +234,20 @@ import Testing
         }
     }
 
+    @Test func aNewNameReachesEverySocket() async throws {
+        try await withPost { client, port, users, post in
+            let socket = try await LiveClient.connect(port: port, token: users[2].token)
+            defer { socket.close() }
+            let _: UserProfile = try await client.call(
+                .patch, "/api/v1/me", as: users[0], json: EditProfileRequest(displayName: "Alice Archer"))
+            guard case .userUpdated(let user) = try await socket.next() else {
+                Issue.record("user.updated")
+                return
+            }
+            #expect(user.id == users[0].profile.id && user.displayName == "Alice Archer")
+        }
+    }
+
     @Test func newPostsReachFollowersTimelinesOnly() async throws {
         try await withPost { client, port, users, post in
             let (alice, bob, carol) = (users[0], users[1], users[2])

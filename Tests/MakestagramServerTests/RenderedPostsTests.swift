@@ -43,15 +43,17 @@ struct RenderedPostsTests {
             for viewer in [alice, bob, alice, bob] {
                 let expected = try await store.timeline(viewer: alice, page: PageRequest(limit: 10))
                 let listed = try await store.posts(
-                    username: "alice", viewer: viewer, page: PageRequest(limit: 10), known: rendered.holds)
+                    username: "alice", viewer: viewer, page: PageRequest(limit: 10), known: rendered.known(epoch: 0))
                 let page = try decode(
-                    try await rendered.page(try #require(listed), list: "posts", viewer: viewer, store: store))
+                    try await rendered.page(try #require(listed), list: "posts", viewer: viewer, epoch: 0, store: store)
+                )
                 let full = try await store.posts(username: "alice", viewer: viewer, page: PageRequest(limit: 10))
                 #expect(page.items == (try decode(try #require(full).page("posts").written)).items)
                 #expect(page.items.map(\.id) == expected.items.map(\.id))
             }
             // After the first two pages every post is held: the store lists them without decoding them.
-            let listed = try await store.timeline(viewer: alice, page: PageRequest(limit: 10), known: rendered.holds)
+            let listed = try await store.timeline(
+                viewer: alice, page: PageRequest(limit: 10), known: rendered.known(epoch: 0))
             #expect(listed.items.allSatisfy { if case .known = $0 { true } else { false } })
         }
     }
@@ -61,12 +63,13 @@ struct RenderedPostsTests {
             // Everything listed as held, nothing actually held (as after the cache started over).
             let listed = try await store.timeline(viewer: alice, page: PageRequest(limit: 10), known: { _, _ in true })
             let page = try decode(
-                try await RenderedPosts().page(listed, list: "timeline", viewer: alice, store: store))
+                try await RenderedPosts().page(listed, list: "timeline", viewer: alice, epoch: 0, store: store))
             let full = try await store.timeline(viewer: alice, page: PageRequest(limit: 10))
             #expect(page.items == (try decode(full.page("timeline").written)).items)
             // A post deleted meanwhile is left out.
             _ = try await store.deletePost(id: posts[0], viewer: alice)
-            let rest = try decode(try await RenderedPosts().page(listed, list: "timeline", viewer: bob, store: store))
+            let rest = try decode(
+                try await RenderedPosts().page(listed, list: "timeline", viewer: bob, epoch: 0, store: store))
             #expect(rest.items.map(\.id) == [posts[1]])
         }
     }
@@ -74,11 +77,12 @@ struct RenderedPostsTests {
     @Test func aFullCacheStartsOverAndNeverGoesBackAVersion() async throws {
         try await withStore { store, alice, bob, posts in
             let rendered = RenderedPosts(byteLimit: 1024)
-            let page = try await store.timeline(viewer: alice, page: PageRequest(limit: 10), known: rendered.holds)
-            _ = try await rendered.page(page, list: "timeline", viewer: alice, store: store)
+            let page = try await store.timeline(
+                viewer: alice, page: PageRequest(limit: 10), known: rendered.known(epoch: 0))
+            _ = try await rendered.page(page, list: "timeline", viewer: alice, epoch: 0, store: store)
             #expect(
                 [posts[0], posts[1]].filter { id in
-                    page.items.contains { $0.id == id && rendered.holds(id, version(of: $0)) }
+                    page.items.contains { $0.id == id && rendered.holds(id, version(of: $0), epoch: 0) }
                 }.count == 1)
             // A newer version is kept; an older one read around the change does not replace it.
             let old = try #require(try await store.post(id: posts[0], viewer: bob))
@@ -86,9 +90,19 @@ struct RenderedPostsTests {
             let new = try #require(try await store.post(id: posts[0], viewer: bob))
             for post in [new, old] {
                 _ = try await rendered.page(
-                    PageResult(items: [.post(post)], nextKey: nil), list: "timeline", viewer: bob, store: store)
+                    PageResult(items: [.post(post)], nextKey: nil), list: "timeline", viewer: bob, epoch: 0,
+                    store: store)
             }
-            #expect(rendered.holds(posts[0], new.version) && !rendered.holds(posts[0], old.version))
+            #expect(rendered.holds(posts[0], new.version, epoch: 0) && !rendered.holds(posts[0], old.version, epoch: 0))
+            // A name changed since (a later epoch): nothing rendered before is held for reads made after it, and a
+            // read that began before cannot put its render over one made after.
+            #expect(!rendered.holds(posts[0], new.version, epoch: 1))
+            for epoch: UInt64 in [1, 0] {
+                _ = try await rendered.page(
+                    PageResult(items: [.post(new)], nextKey: nil), list: "timeline", viewer: bob, epoch: epoch,
+                    store: store)
+            }
+            #expect(rendered.holds(posts[0], new.version, epoch: 1) && !rendered.holds(posts[0], new.version, epoch: 0))
         }
     }
 

@@ -342,6 +342,50 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
+    func aNewNameAndAvatarShowEverywhereTheUserAppears(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.addComment(postID: post, author: alice, text: "first")
+            let token = [UInt8](repeating: 3, count: 32)
+            try await store.createSession(userID: alice, tokenHash: token)
+            // Read first, so that stores keeping sessions and timelines in memory hold the old name.
+            #expect(try await store.sessionUser(tokenHash: token)?.displayName == "Alice")
+            _ = try await store.timeline(viewer: bob, page: PageRequest(limit: 10))
+            let epoch = store.renderEpoch
+
+            let named = try await store.updateProfile(userID: alice, displayName: "Alice Archer", bio: "Line\nTwo")
+            #expect(named.displayName == "Alice Archer" && named.bio == "Line\nTwo" && named.avatarURL == nil)
+            #expect(store.renderEpoch > epoch)
+            #expect(try await store.sessionUser(tokenHash: token)?.displayName == "Alice Archer")
+            let bioOnly = try await store.updateProfile(userID: alice, displayName: nil, bio: "")
+            #expect(bioOnly.displayName == "Alice Archer" && bioOnly.bio.isEmpty)
+
+            let first = AvatarFiles(small: "a1s.jpg", large: "a1l.jpg")
+            let (withAvatar, noneReplaced) = try await store.setAvatar(userID: alice, files: first)
+            #expect(noneReplaced.isEmpty)
+            #expect(withAvatar.avatarURL == "/media/a1s.jpg" && withAvatar.avatarLargeURL == "/media/a1l.jpg")
+            #expect(try await store.referencedMediaFiles().isSuperset(of: ["a1s.jpg", "a1l.jpg"]))
+            let seen = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
+            #expect(seen.author.displayName == "Alice Archer" && seen.author.avatarURL == "/media/a1s.jpg")
+            #expect(seen.recentComments.first?.author.displayName == "Alice Archer")
+            #expect(
+                try await store.comments(postID: post, page: PageRequest(limit: 5))?.items.first?.author == seen.author)
+            #expect(try await store.profile(username: "alice", viewer: bob)?.avatarLargeURL == "/media/a1l.jpg")
+
+            let (replacedBy, replaced) = try await store.setAvatar(
+                userID: alice, files: AvatarFiles(small: "a2s.jpg", large: "a2l.jpg"))
+            #expect(Set(replaced) == ["a1s.jpg", "a1l.jpg"] && replacedBy.avatarURL == "/media/a2s.jpg")
+            let (removed, last) = try await store.setAvatar(userID: alice, files: nil)
+            #expect(Set(last) == ["a2s.jpg", "a2l.jpg"] && removed.avatarURL == nil && removed.avatarLargeURL == nil)
+            #expect(try await store.referencedMediaFiles().intersection(["a2s.jpg", "a2l.jpg"]).isEmpty)
+            #expect(try await store.sessionUser(tokenHash: token)?.avatarURL == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func searchFindsUsernamePrefixesLiterally(factory: StoreFactory) async throws {
         try await withStore(factory) { store in
             for name in ["alf", "alice", "albert", "bob", "a_b", "axb"] { _ = try await store.user(name) }

@@ -117,6 +117,23 @@ struct SettledSink {
     }
 
     @Test(arguments: StoreFactory.all)
+    func profileChangesPublishTheNewSummary(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            _ = try await sink.take()
+            _ = try await store.updateProfile(userID: alice, displayName: "Alice", bio: nil)
+            #expect(try await sink.take().isEmpty, "nothing changed")
+            _ = try await store.updateProfile(userID: alice, displayName: "Alice A.", bio: nil)
+            _ = try await store.setAvatar(userID: alice, files: AvatarFiles(small: "s.jpg", large: "l.jpg"))
+            let users = try await sink.take().compactMap { event -> UserSummary? in
+                if case .profileChanged(let user) = event { user } else { nil }
+            }
+            #expect(users.map(\.displayName) == ["Alice A.", "Alice A."])
+            #expect(users.map(\.avatarURL) == [nil, "/media/s.jpg"])
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func failedChangesPublishNothing(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")

@@ -23,7 +23,7 @@ OPERATIONS = {
     (method.upper(), template): operation
     for template, item in SPEC["paths"].items()
     for method, operation in item.items()
-    if method in ("get", "put", "post", "delete")
+    if method in ("get", "put", "patch", "post", "delete")
 }
 
 
@@ -103,6 +103,17 @@ def test_every_response_matches_the_document(server):
     pid = post["id"]
 
     api.request("GET", f"{v1}/posts/{pid}", token=bob)
+    api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"caption": "hi, edited"})
+    api.request("PATCH", f"{v1}/posts/{pid}", token=bob, json={"caption": "mine"})
+    api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"caption": "x" * 2201})
+    api.request("PATCH", v1 + "/me", token=alice, json={"displayName": "Alice Archer", "bio": "Cats\nand coffee"})
+    api.request("PATCH", v1 + "/me", token=alice, json={"bio": "b" * 151})
+    with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+        assert api.request("PUT", v1 + "/me/avatar", token=alice, files={"image": photo}).status_code == 200
+    with open(PHOTOS / "not-an-image.jpg", "rb") as photo:
+        assert api.request("PUT", v1 + "/me/avatar", token=alice, files={"image": photo}).status_code == 415
+    api.request("GET", f"{v1}/users/alice", token=bob)
+    api.request("DELETE", v1 + "/me/avatar", token=bob)
     api.request("GET", f"{v1}/posts/99999", token=bob)
     api.request("PUT", f"{v1}/users/alice/follow", token=bob)
     api.request("PUT", f"{v1}/users/bob/follow", token=bob)

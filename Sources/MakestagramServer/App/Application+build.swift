@@ -143,6 +143,10 @@ func buildRouter<S: Store>(
     router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
     api.addRoutes(accounts.routes)
+    api.addRoutes(
+        ProfileController(
+            store: store, worker: worker, limits: limits, maxUploadBytes: configuration.maxUploadBytes
+        ).routes)
     let rendered = RenderedPosts()
     api.addRoutes(UsersController(store: store, rendered: rendered, limits: limits).routes)
     api.addRoutes(

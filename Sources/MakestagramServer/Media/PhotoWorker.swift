@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramAPI
 import MakestagramStore
 import NIOPosix
 import Photos
@@ -24,6 +25,24 @@ struct PhotoWorker: Sendable {
         self.processor = processor
         self.media = media
         self.permits = AsyncSemaphore(permits: max(1, concurrency))
+    }
+
+    /// Validates `data` as a photo and writes its two avatar squares. On any failure no file is left behind.
+    func storeAvatar(_ data: Data) async throws -> AvatarFiles {
+        try await permits.withPermit {
+            try await NIOThreadPool.singleton.runIfActive { [processor, media] in
+                let avatar = try processor.processAvatar(
+                    data, large: UserProfile.avatarLargeSize, small: UserProfile.avatarSmallSize)
+                let large = try media.write(avatar.large.data, fileExtension: avatar.large.fileExtension)
+                do {
+                    let small = try media.write(avatar.small.data, fileExtension: avatar.small.fileExtension)
+                    return AvatarFiles(small: small, large: large)
+                } catch {
+                    media.remove([large])
+                    throw error
+                }
+            }
+        }
     }
 
     /// Validates and processes `data`, then writes both variants. On any failure no file is left behind.

@@ -6,14 +6,17 @@ import Synchronization
 /// Each post's JSON as the API writes it, kept at the post's version, for lists of posts (home timelines and
 /// profiles): the hottest responses, where decoding rows and writing JSON cost more than reading the database.
 ///
-/// A post's JSON changes only with its version (every like, unlike, comment, caption edit and deletion bumps it; authors' names
-/// never change), so an entry at the version a list reads is that post's JSON as it is now, but for
+/// A post's JSON changes with its version (every like, unlike, comment, caption edit and deletion bumps it) and with
+/// the names and avatars of its author and commenters, which the store's ``Store/renderEpoch`` follows: so an entry
+/// at the version a list reads, rendered at the epoch the list was read at, is that post's JSON as it is now, but for
 /// `viewerHasLiked`, which the store answers per reader and which is written between the entry's two halves. The
-/// store asks ``holds(_:_:)`` while it reads a list and decodes only the posts held at no or another version.
+/// store asks ``holds(_:_:epoch:)`` while it reads a list and decodes only the posts held at no or another version.
 final class RenderedPosts: Sendable {
     /// A post's JSON without the value of `viewerHasLiked`.
     struct Rendered: Sendable {
         let version: Int64
+        /// The store's render epoch when the post was read.
+        let epoch: UInt64
         let json: ByteBuffer
         /// Where the value of `viewerHasLiked` goes in ``json``.
         let split: Int
@@ -34,26 +37,34 @@ final class RenderedPosts: Sendable {
         self.byteLimit = byteLimit
     }
 
-    /// Whether the post's JSON is held at `version`.
-    func holds(_ id: Int64, _ version: Int64) -> Bool {
-        state.withLock { $0.entries[id]?.version == version }
+    /// Whether the post's JSON is held at `version`, rendered at render epoch `epoch`.
+    func holds(_ id: Int64, _ version: Int64, epoch: UInt64) -> Bool {
+        state.withLock { state in state.entries[id].map { $0.version == version && $0.epoch == epoch } ?? false }
     }
 
-    private func rendered(_ id: Int64, version: Int64) -> Rendered? {
-        state.withLock { state in state.entries[id].flatMap { $0.version == version ? $0 : nil } }
+    /// Answers whether a post is held at a version for a list read at `epoch` (the store's ``KnownPosts``).
+    func known(epoch: UInt64) -> KnownPosts {
+        { [self] id, version in holds(id, version, epoch: epoch) }
     }
 
-    /// Renders a post and keeps it, unless a newer version is already held (two lists read around a change).
-    private func keep(_ post: Post) -> Rendered {
+    private func rendered(_ id: Int64, version: Int64, epoch: UInt64) -> Rendered? {
+        state.withLock { state in
+            state.entries[id].flatMap { $0.version == version && $0.epoch == epoch ? $0 : nil }
+        }
+    }
+
+    /// Renders a post and keeps it, unless a newer version or epoch is already held (two lists read around a
+    /// change).
+    private func keep(_ post: Post, epoch: UInt64) -> Rendered {
         var writer = JSONWriter(capacity: 1024)
         writer.postUpToViewerHasLiked(post)
         let split = writer.buffer.readableBytes
         writer.postAfterViewerHasLiked(post)
-        let rendered = Rendered(version: post.version, json: writer.buffer, split: split)
+        let rendered = Rendered(version: post.version, epoch: epoch, json: writer.buffer, split: split)
         let size = rendered.json.capacity
         state.withLock { state in
             if let held = state.entries[post.id] {
-                if held.version > post.version { return }
+                if held.version > post.version || held.epoch > epoch { return }
                 state.bytes -= held.json.capacity
             }
             if state.bytes + size > byteLimit {
@@ -66,21 +77,21 @@ final class RenderedPosts: Sendable {
         return rendered
     }
 
-    /// A page of a post list as its response, with cursors for `list`. Held posts are copied; the others are
-    /// rendered and kept. A post that was held when the store asked but has been dropped since (the cache started
+    /// A page of a post list read at render epoch `epoch` as its response, with cursors for `list`. Held posts
+    /// are copied; the others are rendered and kept. A post that was held when the store asked but has been dropped since (the cache started
     /// over in between) is read again.
-    func page(_ result: PageResult<ListedPost>, list: String, viewer: Int64, store: some Store) async throws
-        -> WrittenJSON
-    {
+    func page(
+        _ result: PageResult<ListedPost>, list: String, viewer: Int64, epoch: UInt64, store: some Store
+    ) async throws -> WrittenJSON {
         var items: [(rendered: Rendered, viewerHasLiked: Bool)?] = []
         items.reserveCapacity(result.items.count)
         var dropped: [Int64] = []
         for item in result.items {
             switch item {
             case .post(let post):
-                items.append((keep(post), post.viewerHasLiked))
+                items.append((keep(post, epoch: epoch), post.viewerHasLiked))
             case .known(let id, let version, let viewerHasLiked):
-                let held = rendered(id, version: version)
+                let held = rendered(id, version: version, epoch: epoch)
                 items.append(held.map { ($0, viewerHasLiked) })
                 if held == nil { dropped.append(id) }
             }
@@ -91,7 +102,7 @@ final class RenderedPosts: Sendable {
                 uniquingKeysWith: { first, _ in first })
             for (index, item) in result.items.enumerated() where items[index] == nil {
                 // A post deleted meanwhile is left out.
-                if let post = posts[item.id] { items[index] = (keep(post), post.viewerHasLiked) }
+                if let post = posts[item.id] { items[index] = (keep(post, epoch: epoch), post.viewerHasLiked) }
             }
         }
         var writer = JSONWriter(

@@ -74,10 +74,11 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let viewer = try context.requireUser()
         let page = try request.pageRequest(list: "posts")
+        let epoch = store.renderEpoch
         guard
             let result = try await store.posts(
-                username: try context.username(), viewer: viewer.id, page: page, known: rendered.holds)
+                username: try context.username(), viewer: viewer.id, page: page, known: rendered.known(epoch: epoch))
         else { throw APIError.notFound("user") }
-        return try await rendered.page(result, list: "posts", viewer: viewer.id, store: store)
+        return try await rendered.page(result, list: "posts", viewer: viewer.id, epoch: epoch, store: store)
     }
 }

@@ -106,6 +106,17 @@ package final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: S
         }
     }
 
+    /// Forgets the kept values that `predicate` picks (a change to what they hold, found by value rather than key);
+    /// reads that began before may not insert, since what they read may be such a value under a key not kept now.
+    package func remove(where predicate: (Value) -> Bool) {
+        state.withLock { state in
+            state.generation &+= 1
+            state.values = state.values.filter { !predicate($0.value) }
+            state.changed.removeAll(keepingCapacity: true)
+            state.floor = state.generation
+        }
+    }
+
     /// Forgets everything (the changes since some point are unknown); reads that began before may not insert.
     package func removeAll() {
         state.withLock { state in

@@ -21,9 +21,17 @@ package final class StoreCaches: Sendable {
     /// cut off from the stream stops answering from memory within a second instead of serving, say, a session that
     /// ended on another instance. `Int64.max`: always (SQLite, where every change is this process's own).
     private let trustedUntil = Atomic<Int64>(.max)
+    private let renderEpochValue = Atomic<UInt64>(0)
     private let start = ContinuousClock.now
 
     package init() {}
+
+    /// A number that grows whenever something posts show changes without their version growing (a user's name or
+    /// avatar, shown on their posts and comments), or when changes may have been missed: JSON rendered at an older
+    /// epoch is out of date.
+    package var renderEpoch: UInt64 {
+        renderEpochValue.load(ordering: .acquiring)
+    }
 
     /// Whether lookups may be answered from memory now.
     package var isTrusted: Bool {
@@ -66,6 +74,9 @@ package final class StoreCaches: Sendable {
             if let key = SessionKey(tokenHash) { sessions.remove(CollectionOfOne(key)) }
         case .followChanged(let follower, _, _):
             timelines.followsChanged(viewer: follower)
+        case .profileChanged(let user):
+            sessions.remove { $0.id == user.id }
+            renderEpochValue.add(1, ordering: .releasing)
         case .changesMissed:
             removeAll()
         }
@@ -75,5 +86,6 @@ package final class StoreCaches: Sendable {
     package func removeAll() {
         sessions.removeAll()
         timelines.removeAll()
+        renderEpochValue.add(1, ordering: .releasing)
     }
 }
