@@ -51,6 +51,7 @@ public enum WebClient {
             ("usernameLength", range(Limits.usernameLength)), ("passwordBytes", range(Limits.passwordBytes)),
             ("displayNameLength", range(Limits.displayNameLength)), ("captionLength", range(Limits.captionLength)),
             ("commentLength", range(Limits.commentLength)), ("reportReasonLength", range(Limits.reportReasonLength)),
+            ("bioLength", range(Limits.bioLength)),
             ("maxUploadBytes", String(maxUploadBytes)), ("likersPreview", String(Post.likersPreviewLimit)),
             ("maxSubscriptions", String(LiveProtocol.maxSubscriptions)),
         ]

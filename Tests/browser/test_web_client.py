@@ -64,7 +64,7 @@ def test_session_survives_reload_and_errors_are_explained(browsers, sign_up):
     token = browser.driver.execute_script("return localStorage.getItem('makestagram.token')")
     browser.click(f"a.nav-item[href='/u/{person.username}']")
     browser.wait_for(".profile-name")
-    browser.click(".profile-actions button.secondary")
+    browser.click(".profile-actions .log-out")
     browser.wait_for("form[aria-label='Log in']")
     browser.driver.refresh()
     browser.wait_for("form[aria-label='Log in']")
@@ -141,6 +141,50 @@ def test_an_edited_caption_changes_in_the_other_browser_live(browsers, sign_up):
         lambda: bobs.text(f"{selector} .caption-text") == "Launch day, T+10 s", message="the edit reaches bob live"
     )
     assert "edited" in bobs.text(f"{selector} .edited")
+
+
+def test_a_new_name_bio_and_avatar_show_on_old_posts_without_a_reload(browsers, sign_up):
+    alice, bob = sign_up("alice"), sign_up("bob")
+    post = alice.post_photo("chelsea.jpg", "Chelsea")
+    alice.api("POST", f"/posts/{post['id']}/comments", json={"text": "my cat"})
+    bob.api("PUT", f"/users/{alice.username}/follow")
+    selector = f'article[data-post-id="{post["id"]}"]'
+
+    bobs = browsers()
+    bobs.log_in(bob)
+    bobs.card(post["id"])
+    assert not bobs.find_all(f"{selector} .card-header img.avatar"), "initials before"
+
+    alices = browsers()
+    alices.log_in(alice)
+    alices.click(".nav-item[href^='/u/']")
+    alices.click(".edit-profile")
+    alices.type("#profile-name", "Alice Archer")
+    alices.type("#profile-bio", "Cats, mostly")
+    alices.find("#avatar-file").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+    alices.wait_for("dialog .avatar-preview img.avatar")
+    alices.screenshot("edit-profile")
+    alices.click('dialog button[type="submit"]')
+    alices.wait_until(lambda: alices.text(".profile-display-name") == "Alice Archer")
+    assert alices.text(".profile-bio") == "Cats, mostly"
+    assert alices.find(".profile-avatar img.avatar").get_attribute("src").endswith(".jpg")
+    assert alices.find(".nav-item[href^='/u/'] img.avatar")
+    alices.screenshot("profile-with-avatar")
+
+    # Bob's open feed shows the new avatar on the old post without a reload.
+    bobs.wait_until(
+        lambda: bobs.find_all(f"{selector} .card-header img.avatar"), message="the new avatar reaches bob live"
+    )
+    bobs.driver.refresh()
+    bobs.card(post["id"])
+    assert bobs.find(f"{selector} .card-header img.avatar")
+
+    # Removing the photo goes back to initials.
+    alices.click(".edit-profile")
+    [remove] = [button for button in alices.find_all("dialog .avatar-editor button") if button.text == "Remove photo"]
+    remove.click()
+    alices.wait_until(lambda: not alices.find_all("dialog .avatar-preview img.avatar"))
+    bobs.wait_until(lambda: not bobs.find_all(f"{selector} .card-header img.avatar"), message="initials again")
 
 
 def test_infinite_scroll_loads_older_pages(browsers, sign_up):

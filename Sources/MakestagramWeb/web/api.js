@@ -36,10 +36,10 @@ export const api = {
   },
 
   /** Sends a request under /api/v1 and answers its JSON (or null for an empty answer). */
-  async request(method, path, { json, query } = {}) {
+  async request(method, path, { json, query, form } = {}) {
     const headers = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
-    let body;
+    let body = form;
     if (json !== undefined) {
       headers["Content-Type"] = "application/json";
       body = JSON.stringify(json);
@@ -88,6 +88,12 @@ export const api = {
   put: (path, json) => api.request("PUT", path, { json }),
   post: (path, json) => api.request("POST", path, { json }),
   patch: (path, json) => api.request("PATCH", path, { json }),
+  /** Sends `file` as the multipart field `image` (the browser writes the boundary). */
+  putImage(path, file) {
+    const form = new FormData();
+    form.append("image", file);
+    return api.request("PUT", path, { form });
+  },
   delete: (path) => api.request("DELETE", path),
 
   /** Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). */

@@ -79,6 +79,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   const commentsLink = h("a.muted.view-comments", { href: `/p/${id}` });
   const recent = h("ul.comments", { "aria-label": "Latest comments" });
   const captionLine = h("div.caption-line");
+  const authorAvatar = h("span.author-avatar", {}, avatar(post.author, 32));
   const burst = h("div.burst", { "aria-hidden": "true" }, icon("heart"));
 
   const full = post.image.full;
@@ -147,7 +148,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
       h(
         "a.author",
         { href: `/u/${post.author.username}` },
-        avatar(post.author, 32),
+        authorAvatar,
         h("span", {}, post.author.username),
       ),
       h("span.muted", {}, "•"),
@@ -182,6 +183,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   );
 
   function render() {
+    replace(authorAvatar, avatar(view.author, 32));
     heart.setAttribute("aria-pressed", String(view.viewerHasLiked));
     heart.setAttribute("aria-label", "Like");
     heart.classList.toggle("liked", view.viewerHasLiked);

@@ -92,6 +92,12 @@ function renderNav(current) {
   );
 }
 
+// The viewer's avatar in the navigation bar follows their changes, made here or elsewhere.
+store.onUserUpdated((user) => {
+  const link = nav.querySelector(".nav-item[href^='/u/']");
+  if (link && user.id === store.me?.id) replace(link, avatar(store.me, 26));
+});
+
 async function startSession(answer) {
   api.token = answer.token;
   store.me = answer.user;

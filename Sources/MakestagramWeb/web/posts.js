@@ -40,6 +40,8 @@ export const store = {
   models: new Map(),
   /** Called with a post ID when a post is deleted (by its author here, elsewhere, or found gone). */
   deletionListeners: new Set(),
+  /** Called with a user whose name or avatar changed. */
+  userListeners: new Set(),
 
   /** Takes posts from an answer; a copy older than the one held is ignored. Answers the current views. */
   take(posts) {
@@ -176,8 +178,35 @@ export const store = {
 
   // MARK: Live events
 
+  /** Shows a user's new name or avatar wherever a post shows them (author, commenters), and in `me`. */
+  userUpdated(user) {
+    if (this.me?.id === user.id) Object.assign(this.me, user);
+    for (const model of this.models.values()) {
+      const post = model.post;
+      let changed = false;
+      if (post.author.id === user.id) {
+        post.author = user;
+        changed = true;
+      }
+      post.recentComments = post.recentComments.map((comment) => {
+        if (comment.author.id !== user.id) return comment;
+        changed = true;
+        return { ...comment, author: user };
+      });
+      if (changed) model.notify({ type: "user", user });
+    }
+    for (const listener of [...this.userListeners]) listener(user);
+  },
+
+  /** Calls `listener(user)` when a user's name or avatar changes; answers a function that stops it. */
+  onUserUpdated(listener) {
+    this.userListeners.add(listener);
+    return () => this.userListeners.delete(listener);
+  },
+
   /** Applies a message from the event stream; anything not newer than what is held is dropped. */
   apply(message) {
+    if (message.type === "user.updated") return this.userUpdated(message.user);
     if (message.type === "post.deleted") return this.removed(message.postId);
     if (message.type === "post.snapshot") return this.take([message.post]);
     const model = this.models.get(message.postId);

@@ -2,7 +2,8 @@
 // the user's photos that loads further pages as it scrolls.
 
 import { api } from "./api.js";
-import { h, avatar, replace, toast, plural, icon, emptyState, retryLine } from "./dom.js";
+import { limits } from "./constants.js";
+import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog } from "./dom.js";
 import { store } from "./posts.js";
 import { showUserList } from "./lists.js";
 import { feed } from "./feed.js";
@@ -140,6 +141,7 @@ export function profileView(root, { params, logOut, live }) {
     }
   }
 
+  let stopUserUpdates = () => {};
   const stopDeletions = store.onDeleted((id) => {
     const entry = tiles.get(id);
     if (!entry) return;
@@ -169,25 +171,58 @@ export function profileView(root, { params, logOut, live }) {
     document.title = `${profile.displayName} (@${profile.username}) · Makestagram`;
     const mine = store.me?.id === profile.id;
     const countsHolder = h("div", {}, counts(profile));
+    const picture = h("div.profile-avatar");
+    const displayName = h("p.profile-display-name");
+    const bio = h("p.profile-bio");
+    const renderIdentity = () => {
+      replace(picture, avatar({ ...profile, avatarURL: profile.avatarLargeURL ?? profile.avatarURL }, 96));
+      displayName.textContent = profile.displayName;
+      bio.textContent = profile.bio;
+      bio.hidden = !profile.bio;
+    };
+    renderIdentity();
+    stopUserUpdates = store.onUserUpdated((user) => {
+      if (user.id !== profile.id) return;
+      // An event carries the small avatar only; the large one comes with the next load of the page.
+      const largeStillRight = user.avatarURL === profile.avatarURL;
+      Object.assign(profile, user, { avatarLargeURL: largeStillRight ? profile.avatarLargeURL : undefined });
+      renderIdentity();
+    });
+    const edited = (answer) => {
+      Object.assign(profile, answer);
+      renderIdentity();
+      store.userUpdated({
+        id: answer.id,
+        username: answer.username,
+        displayName: answer.displayName,
+        avatarURL: answer.avatarURL,
+      });
+    };
     replace(
       root,
       h(
         "section.profile-header",
         {},
-        avatar(profile, 96),
+        picture,
         h(
           "div.profile-info",
           {},
           h("h1.profile-name", {}, profile.username),
-          h("p.profile-display-name", {}, profile.displayName),
+          displayName,
+          bio,
           countsHolder,
           h(
             "div.profile-actions",
             {},
             mine
               ? [
+                  h(
+                    "button.button.secondary.edit-profile",
+                    { type: "button", onclick: () => editProfile(profile, edited) },
+                    "Edit profile",
+                  ),
                   h("a.button", { href: "/new" }, "New post"),
-                  h("button.button.secondary", { type: "button", onclick: () => logOut() }, "Log out"),
+                  h("button.button.secondary.log-out", { type: "button", onclick: () => logOut() }, "Log out"),
                 ]
               : followButton(profile, countsHolder),
           ),
@@ -207,7 +242,91 @@ export function profileView(root, { params, logOut, live }) {
     stopped = true;
     observer?.disconnect();
     stopDeletions();
+    stopUserUpdates();
     for (const entry of tiles.values()) entry.stop();
     live.unwatch([...tiles.keys()]);
   };
+}
+
+/**
+ * The dialog that edits the viewer's own profile: name and bio saved together, the avatar at once when a photo is
+ * chosen or removed. `edited(profile)` gets each answer.
+ */
+function editProfile(profile, edited) {
+  return openDialog("Edit profile", (close) => {
+    const preview = h("span.avatar-preview", {}, avatar(profile, 64));
+    const chooser = h("input.visually-hidden", { type: "file", id: "avatar-file", accept: "image/*" });
+    const remove = h("button.button.secondary", { type: "button", hidden: !profile.avatarURL }, "Remove photo");
+    const error = h("p.form-error", { role: "alert" });
+    const name = h("input.input", {
+      id: "profile-name",
+      name: "displayName",
+      required: true,
+      maxlength: limits.displayNameLength[1],
+      autocomplete: "name",
+    });
+    name.value = profile.displayName;
+    const bio = h("textarea.textarea", { id: "profile-bio", name: "bio", rows: 3, maxlength: limits.bioLength[1] });
+    bio.value = profile.bio;
+    const save = h("button.button", { type: "submit" }, "Save");
+
+    const avatarChange = async (request) => {
+      error.textContent = "";
+      chooser.disabled = remove.disabled = true;
+      try {
+        const answer = await request();
+        edited(answer);
+        replace(preview, avatar(answer, 64));
+        remove.hidden = !answer.avatarURL;
+      } catch (problem) {
+        error.textContent = problem.message;
+      } finally {
+        chooser.disabled = remove.disabled = false;
+        chooser.value = "";
+      }
+    };
+    chooser.addEventListener("change", () => {
+      const file = chooser.files?.[0];
+      if (file) avatarChange(() => api.putImage("/me/avatar", file));
+    });
+    remove.addEventListener("click", () => avatarChange(() => api.delete("/me/avatar")));
+
+    return h(
+      "form.stack",
+      {
+        onsubmit: async (event) => {
+          event.preventDefault();
+          save.disabled = true;
+          error.textContent = "";
+          try {
+            edited(await api.patch("/me", { displayName: name.value.trim(), bio: bio.value.trim() }));
+            close();
+            toast("Profile saved");
+          } catch (problem) {
+            error.textContent = problem.message;
+            save.disabled = false;
+          }
+        },
+      },
+      h(
+        "div.avatar-editor",
+        {},
+        preview,
+        h("label.button.secondary", { for: "avatar-file" }, "Change photo"),
+        chooser,
+        remove,
+      ),
+      h("label", { for: "profile-name" }, "Name"),
+      name,
+      h("label", { for: "profile-bio" }, "Bio"),
+      bio,
+      error,
+      h(
+        "div.dialog-actions",
+        {},
+        h("button.button.secondary", { type: "button", onclick: () => close() }, "Cancel"),
+        save,
+      ),
+    );
+  });
 }
