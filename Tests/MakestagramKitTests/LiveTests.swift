@@ -43,6 +43,12 @@ import Testing
             #expect(bobsPost.editedAt.value != nil && captions == ["Cat", "Cat, asleep"])
             await #expect(throws: MakestagramError.self) { try await bobsPost.editCaption("bob's now") }
             _ = watchingCaption
+
+            // A new name reaches the author line and the comments of the open post, without changing its version.
+            let version = bobsPost.version
+            _ = try await alice.client.updateProfile(displayName: "Alice Archer")
+            try await eventually("the new name reaches bob") { bobsPost.author.value.displayName == "Alice Archer" }
+            #expect(bobsPost.version == version)
             let newer = try await alice.share("hubble.jpg", caption: "Stars")
             try await eventually("the new post is announced to bob") { bob.homeFeed.newPostCount.value == 1 }
             bob.homeFeed.showNewPosts()
