@@ -14,10 +14,10 @@ final class LoginThrottle: Sendable {
         var pending = 0
         var last: ContinuousClock.Instant
 
-        func wait(allowed: Int, maxDelay: Duration, now: ContinuousClock.Instant) -> Duration? {
+        func wait(allowed: Int, firstDelay: Duration, maxDelay: Duration, now: ContinuousClock.Instant) -> Duration? {
             let over = failures + pending - allowed
             guard over >= 0 else { return nil }
-            let delay = min(maxDelay, .seconds(1 << min(over, 30)))
+            let delay = min(maxDelay, firstDelay * (1 << min(over, 30)))
             let ready = last + delay
             return ready > now ? ready - now : nil
         }
@@ -49,8 +49,12 @@ final class LoginThrottle: Sendable {
             var pair = fresh(state.pairs[key], now: now)
             var place = fresh(state.addresses[address], now: now)
             let waits = [
-                pair.wait(allowed: policy.accountFailures, maxDelay: policy.maxAccountDelay, now: now),
-                place.wait(allowed: policy.addressFailures, maxDelay: policy.maxAddressDelay, now: now),
+                pair.wait(
+                    allowed: policy.accountFailures, firstDelay: policy.firstDelay, maxDelay: policy.maxAccountDelay,
+                    now: now),
+                place.wait(
+                    allowed: policy.addressFailures, firstDelay: policy.firstDelay, maxDelay: policy.maxAddressDelay,
+                    now: now),
             ].compactMap { $0 }
             if let longest = waits.max() { return longest }
             pair.pending += 1
@@ -106,6 +110,8 @@ public struct LoginThrottlePolicy: Sendable, Equatable {
     public var addressFailures = 20
     public var maxAccountDelay: Duration = .seconds(15 * 60)
     public var maxAddressDelay: Duration = .seconds(60 * 60)
+    /// The wait after the allowed failures are used up; it doubles with each failure after.
+    public var firstDelay: Duration = .seconds(1)
     /// A count is forgotten this long after its last failure (or its delay, if longer).
     public var memory: Duration = .seconds(60 * 60)
 
