@@ -8,33 +8,63 @@ extension PostgresStore {
         try await !connection.query("SELECT 1 FROM posts WHERE id = \(id)", logger: logger).collect().isEmpty
     }
 
-    /// One statement, one round trip: the `set_like` function changes the like, reads the post's state after it and
-    /// writes the change's row, all in the statement's own transaction.
+    /// One statement, one round trip, shared with the toggles that arrive meanwhile (``LikeBatches``): `set_likes`
+    /// changes each like, reads the post's state after it and writes the change's row, all in one transaction.
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
-        try await retrying {
-            let (state, change) = try await read { [logger] connection -> (LikeState, LikeChange?) in
-                let rows = try await connection.query(
-                    "SELECT * FROM set_like(\(postID), \(viewer), \(liked), \(Self.now))", logger: logger
-                ).collect()
-                guard let row = rows.first else { throw StoreError.notFound("post") }
-                let (changed, count, likers, version, username, displayName, avatar) = try row.decode(
-                    (Bool, Int, String, Int64, String, String, String?).self)
-                let names = likerNames(likers)
-                let state = LikeState(likeCount: count, viewerHasLiked: liked, likers: names, version: version)
-                guard changed else { return (state, nil) }
-                let actor = UserSummary(
-                    id: viewer, username: username, displayName: displayName,
-                    avatarURL: avatar.map(MediaPath.url(for:)))
-                return (
-                    state,
-                    LikeChange(
-                        postID: postID, actor: actor, liked: liked, likeCount: count, likers: names,
-                        version: version)
-                )
+        let toggle = LikeBatches.Toggle(postID: postID, viewer: viewer, liked: liked)
+        return try await likeBatches.submit(toggle) { [self] toggles in await sendLikes(toggles) }.state
+    }
+
+    /// Sends `toggles` in one transaction, publishes what changed, and answers each toggle's outcome. A batch
+    /// refused as a whole (a user deleted meanwhile, say) is sent again one toggle at a time, so that only the toggle
+    /// at fault fails; a database out of reach fails them all.
+    func sendLikes(_ toggles: [LikeBatches.Toggle]) async -> [Result<LikeOutcome, any Error>] {
+        do {
+            let outcomes = try await retrying {
+                try await read { [logger] connection in
+                    let rows = try await connection.query(
+                        """
+                        SELECT * FROM set_likes(\(toggles.map(\.postID)), \(toggles.map(\.viewer)),
+                          \(toggles.map(\.liked)), \(Self.now))
+                        """, logger: logger
+                    ).collect()
+                    var outcomes = [LikeOutcome?](repeating: nil, count: toggles.count)
+                    for row in rows {
+                        let (item, outcome) = try Self.likeOutcome(row, toggles: toggles)
+                        outcomes[item] = outcome
+                    }
+                    return outcomes
+                }
             }
-            if let change { committed([.likeChanged(change)]) }
-            return state
+            committed(outcomes.compactMap { $0?.change }.map(StoreEvent.likeChanged))
+            return outcomes.map { $0.map { .success($0) } ?? .failure(StoreError.notFound("post")) }
+        } catch StoreError.unavailable(let reason) {
+            return toggles.map { _ in .failure(StoreError.unavailable(reason)) }
+        } catch {
+            guard toggles.count > 1 else { return [.failure(error)] }
+            var results: [Result<LikeOutcome, any Error>] = []
+            for toggle in toggles { results.append(contentsOf: await sendLikes([toggle])) }
+            return results
         }
+    }
+
+    /// One row of `set_likes`: which toggle it answers (from 0) and its outcome.
+    static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle]) throws -> (Int, LikeOutcome) {
+        let (item, changed, count, likers, version, username, displayName, avatar) = try row.decode(
+            (Int32, Bool, Int, String, Int64, String, String, String?).self)
+        let index = Int(item) - 1
+        guard toggles.indices.contains(index) else { throw StoreError.database("set_likes answered item \(item)") }
+        let toggle = toggles[index]
+        let names = likerNames(likers)
+        let state = LikeState(likeCount: count, viewerHasLiked: toggle.liked, likers: names, version: version)
+        guard changed else { return (index, LikeOutcome(state: state, change: nil)) }
+        let actor = UserSummary(
+            id: toggle.viewer, username: username, displayName: displayName,
+            avatarURL: avatar.map(MediaPath.url(for:)))
+        let change = LikeChange(
+            postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count, likers: names,
+            version: version)
+        return (index, LikeOutcome(state: state, change: change))
     }
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {

@@ -22,6 +22,7 @@ public final class PostgresStore: Store, Service {
     let caches = StoreCaches()
     let logger: Logger
     let stream: ChangeStream
+    let likeBatches = LikeBatches()
     private let operationTimeout: Duration
 
     /// How long an operation may take, waiting for a connection included, before it fails as unavailable: one

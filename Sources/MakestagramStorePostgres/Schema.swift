@@ -17,6 +17,7 @@ enum Schema {
         ("v2 one post update per like", v2),
         ("v3 edited captions", v3),
         ("v4 bios and large avatars", v4),
+        ("v5 likes in batches", v5),
     ]
 
     static let v1 = """
@@ -262,6 +263,24 @@ enum Schema {
     static let v4 = """
         ALTER TABLE users ADD COLUMN bio text NOT NULL DEFAULT '' CHECK (char_length(bio) <= 150);
         ALTER TABLE users ADD COLUMN avatar_large_file text;
+        """
+
+    /// Several likes and unlikes in one transaction (see ``LikeBatches``): each as `set_like` does it, taken in the
+    /// order of the post's author, then the post, then as given: two batches lock what they share in the same order
+    /// and never deadlock each other. One row per item that found its post, numbered from 1 as given.
+    static let v5 = """
+        CREATE FUNCTION set_likes(p_posts bigint[], p_users bigint[], p_liked boolean[], p_now double precision)
+        RETURNS TABLE (item integer, changed boolean, like_count bigint, likers_preview text, version bigint,
+                       username text, display_name text, avatar_file text)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          i integer;
+        BEGIN
+          FOR i IN SELECT t.ord FROM unnest(p_posts) WITH ORDINALITY AS t(post, ord)
+              LEFT JOIN posts p ON p.id = t.post ORDER BY p.author_id, t.post, t.ord LOOP
+            RETURN QUERY SELECT i, s.* FROM set_like(p_posts[i], p_users[i], p_liked[i], p_now) s;
+          END LOOP;
+        END $$;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two
