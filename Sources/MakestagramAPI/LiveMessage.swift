@@ -204,6 +204,9 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     /// A user changed their display name or avatar: every place that shows them takes the new summary.
     case userUpdated(UserSummary)
     case postDeleted(LivePostDeleted)
+    /// The recipient's unread activity count changed: someone liked, commented on or followed (or took it back),
+    /// or the recipient read their activity on another screen.
+    case activityChanged(ActivityUnread)
     case error(LiveError)
 
     /// The `type` field of each message.
@@ -220,6 +223,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .postEdited: "post.edited"
         case .userUpdated: "user.updated"
         case .postDeleted: "post.deleted"
+        case .activityChanged: "activity.changed"
         case .error: "error"
         }
     }
@@ -233,7 +237,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentDeleted(let event): (event.postId, event.version)
         case .postEdited(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
-        case .hello, .subscribed, .error, .userUpdated: nil
+        case .hello, .subscribed, .error, .userUpdated, .activityChanged: nil
         }
     }
 
@@ -254,6 +258,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "post.edited": self = .postEdited(try LivePostEdited(from: decoder))
         case "user.updated": self = .userUpdated(try container.decode(UserSummary.self, forKey: .user))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
+        case "activity.changed": self = .activityChanged(try ActivityUnread(from: decoder))
         case "error": self = .error(try LiveError(from: decoder))
         default:
             throw DecodingError.dataCorruptedError(
@@ -274,6 +279,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .postEdited(let body): try body.encode(to: encoder)
         case .userUpdated(let user): try container.encode(user, forKey: .user)
         case .postDeleted(let body): try body.encode(to: encoder)
+        case .activityChanged(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }
     }

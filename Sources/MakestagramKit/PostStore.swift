@@ -112,7 +112,7 @@ public final class PostStore {
         case .userUpdated(let user):
             for entry in models.values { entry.model?.mergeUser(user) }
             if viewer?.id == user.id { viewer = user }
-        case .postCreated, .hello, .subscribed, .error:
+        case .postCreated, .hello, .subscribed, .error, .activityChanged:
             break
         }
     }

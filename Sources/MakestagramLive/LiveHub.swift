@@ -150,6 +150,8 @@ public final class LiveHub: Service {
         case .profileChanged(let user):
             // Rare (rate limited) and shown anywhere: every connection hears of it.
             send(.userUpdated(user), to: allConnections())
+        case .activityChanged(let user, let unreadCount):
+            send(.activityChanged(ActivityUnread(unreadCount: unreadCount)), to: connections(of: [user]))
         case .changesMissed:
             for connection in allConnections() {
                 connection.close(code: LiveCloseCode.resync, reason: "updates were missed; reconnect and load again")

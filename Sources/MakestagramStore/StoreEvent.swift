@@ -22,6 +22,9 @@ public enum StoreEvent: Sendable, Equatable {
     case followChanged(follower: Int64, followee: Int64, following: Bool)
     /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
     case profileChanged(user: UserSummary)
+    /// A user's unread activity count changed (someone liked, commented or followed, took it back, or the user read
+    /// it): their open screens show the new count.
+    case activityChanged(user: Int64, unreadCount: Int)
     /// Not a change but the news that changes may have been missed (a store shared by several instances could not
     /// read the change stream for longer than it keeps changes): every cache forgets everything, and every live
     /// client must load its screens again (close code ``LiveCloseCode/resync``).
@@ -36,7 +39,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .postCreated(let post, _): post.id
         case .captionEdited(let postID, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .changesMissed, .profileChanged: nil
+        case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged: nil
         }
     }
 }

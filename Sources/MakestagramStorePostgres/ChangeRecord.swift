@@ -10,7 +10,7 @@ import MakestagramStore
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged
+            profileChanged, activityChanged
     }
 
     var kind: Kind
@@ -22,7 +22,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
     var avatarFile: String?
     /// Liked, or following.
     var on: Bool?
-    /// The like or comment count after the change.
+    /// The like or comment count after the change (for activity: the unread count).
     var count: Int?
     /// The likers preview, space-separated, as stored on the post.
     var likers: String?
@@ -30,7 +30,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
     var comment: Comment?
     var commentID: Int64?
     var created: Post?
-    /// The followee of a follow change.
+    /// The followee of a follow change; the user whose unread activity count changed.
     var target: Int64?
     /// The ended session's token hash, in hexadecimal.
     var token: String?
@@ -95,6 +95,10 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             username = user.username
             displayName = user.displayName
             avatarFile = user.avatarURL.map(MediaPath.fileName(ofURL:))
+        case .activityChanged(let user, let unreadCount):
+            self.init(kind: .activityChanged)
+            target = user
+            count = unreadCount
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -147,6 +151,9 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .followChanged:
             guard let actor, let target, let on else { return nil }
             return .followChanged(follower: actor, followee: target, following: on)
+        case .activityChanged:
+            guard let target, let count else { return nil }
+            return .activityChanged(user: target, unreadCount: count)
         }
     }
 

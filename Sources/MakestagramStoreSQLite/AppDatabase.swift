@@ -52,6 +52,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v3 event-stream tickets", migrate: Schema.v3)
         migrator.registerMigration("v4 edited captions", migrate: Schema.v4)
         migrator.registerMigration("v5 bios and large avatars", migrate: Schema.v5)
+        migrator.registerMigration("v6 activity", migrate: Schema.v6)
         return migrator
     }
 }

@@ -29,10 +29,15 @@ public struct SQLiteStore: Store {
         }
     }
 
-    /// Runs a write transaction, translating database failures into ``StoreError``.
+    /// Runs a write transaction, translating database failures into ``StoreError``. Whatever unread activity counts
+    /// the write changed (the schema's triggers note each user in `activity_touched`) are published as it commits.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await database.writes.write(body)
+            return try await database.writes.write { db in
+                let value = try body(db)
+                try publishTouchedActivity(db)
+                return value
+            }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {

@@ -77,7 +77,8 @@ struct SettledSink {
             try await store.createSession(userID: bob, tokenHash: Array(repeating: 3, count: 32))
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
             try await store.deleteSession(tokenHash: Array(repeating: 3, count: 32))
-            let events = try await sink.take()
+            // Activity counts have their own contract (ActivityTests).
+            let events = try await sink.take().filter { if case .activityChanged = $0 { false } else { true } }
             guard events.count == 6,
                 case .followChanged(bob, alice, true) = events[0],
                 case .postCreated(_, let audience) = events[1],

@@ -77,6 +77,9 @@ package final class StoreCaches: Sendable {
         case .profileChanged(let user):
             sessions.remove { $0.id == user.id }
             renderEpochValue.add(1, ordering: .releasing)
+        case .activityChanged:
+            // No cache holds activity: every page and count is read from the store.
+            return
         case .changesMissed:
             removeAll()
         }

@@ -1,0 +1,168 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import Testing
+
+/// The activity contract: what others did to a user, grouped, withdrawn with its cause, with exact unread counts
+/// published on every change.
+@Suite struct ActivityTests {
+    func withStore(_ factory: StoreFactory, _ body: (any Store, SettledSink) async throws -> Void) async throws {
+        let sink = RecordingSink()
+        try await factory.with(sink) { made in try await body(made.store, SettledSink(sink: sink, settle: made.settle))
+        }
+    }
+
+    /// The last unread count published for each user.
+    func publishedCounts(_ events: [StoreEvent]) -> [Int64: Int] {
+        var counts: [Int64: Int] = [:]
+        for case .activityChanged(let user, let count) in events { counts[user] = count }
+        return counts
+    }
+
+    func allGroups(_ store: any Store, _ user: Int64) async throws -> [ActivityGroup] {
+        var groups: [ActivityGroup] = []
+        var position = PageRequest.Position.start
+        while true {
+            let page = try await store.activity(userID: user, page: PageRequest(position: position, limit: 2))
+            groups += page.items
+            guard let next = page.nextKey else { return groups }
+            position = .after(next)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func likesCommentsAndFollowsAreGroupedNewestFirstAndOwnActionsNeverCount(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let dave = try await store.user("dave")
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: post, viewer: alice, liked: true)
+            _ = try await store.addComment(postID: post, author: alice, text: "my own")
+            #expect(try await store.unreadActivityCount(userID: alice) == 0, "your own actions never notify you")
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: post, viewer: carol, liked: true)
+            _ = try await store.setLike(postID: post, viewer: dave, liked: true)
+            let comment = try await store.addComment(postID: post, author: carol, text: "Lovely light")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            _ = try await store.setFollow(viewer: dave, username: "alice", following: true)
+
+            let groups = try await allGroups(store, alice)
+            #expect(groups.map(\.kind) == [.follow, .comment, .like])
+            #expect(groups[0].actors.map(\.username) == ["dave", "bob"] && groups[0].actorCount == 2)
+            #expect(groups[1].comment == ActivityComment(id: comment.id, text: "Lovely light"))
+            #expect(groups[1].actors.map(\.username) == ["carol"] && groups[1].post?.id == post)
+            #expect(groups[2].actors.map(\.username) == ["dave", "carol", "bob"] && groups[2].actorCount == 3)
+            #expect(groups[2].post?.thumbnailURL.hasPrefix("/media/") == true)
+            #expect(groups.allSatisfy { $0.unread })
+            #expect(try await store.unreadActivityCount(userID: alice) == 6)
+            #expect(publishedCounts(try await sink.take())[alice] == 6)
+            #expect(try await store.activity(userID: bob, page: PageRequest(limit: 20)).items.isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func undoingAnActionWithdrawsItsActivity(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: post, viewer: carol, liked: true)
+            let comment = try await store.addComment(postID: post, author: bob, text: "hi")
+            _ = try await store.setFollow(viewer: carol, username: "alice", following: true)
+            #expect(try await store.unreadActivityCount(userID: alice) == 4)
+
+            _ = try await store.setLike(postID: post, viewer: bob, liked: false)
+            try await store.deleteComment(id: comment.id, viewer: bob)
+            _ = try await store.setFollow(viewer: carol, username: "alice", following: false)
+            let groups = try await allGroups(store, alice)
+            #expect(groups.count == 1 && groups[0].actors.map(\.username) == ["carol"] && groups[0].actorCount == 1)
+            #expect(try await store.unreadActivityCount(userID: alice) == 1)
+            #expect(publishedCounts(try await sink.take())[alice] == 1)
+
+            _ = try await store.deletePost(id: post, viewer: alice)
+            #expect(try await allGroups(store, alice).isEmpty)
+            #expect(try await store.unreadActivityCount(userID: alice) == 0)
+            #expect(publishedCounts(try await sink.take())[alice] == 0)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func markingAsReadStopsAtWhatWasShown(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let first = try await store.photoPost(by: alice)
+            let second = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: first, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: second, viewer: bob, liked: true)
+            let shown = try await store.activity(userID: alice, page: PageRequest(limit: 20))
+            _ = try await store.setLike(postID: first, viewer: carol, liked: true)
+            _ = try await sink.take()
+
+            let unread = try await store.markActivityRead(userID: alice, through: shown.items[0].latestId)
+            #expect(unread == 1, "the like that came after the page was shown stays unread")
+            #expect(publishedCounts(try await sink.take()) == [alice: 1])
+            let groups = try await allGroups(store, alice)
+            #expect(
+                groups.map(\.unread) == [true, false], "carol joined the first post's group, which moved to the top")
+            #expect(try await store.markActivityRead(userID: alice, through: nil) == 0)
+            #expect(try await allGroups(store, alice).allSatisfy { !$0.unread })
+            #expect(try await store.markActivityRead(userID: alice, through: nil) == 0)
+            #expect(publishedCounts(try await sink.take()) == [alice: 0], "once: the second read changed nothing")
+        }
+    }
+
+    /// Random likes, unlikes, comments, deletions, follows and reads by four users: after each, every user's unread
+    /// count equals their unread rows and the last published count, and their groups add up to their rows.
+    @Test(arguments: StoreFactory.all)
+    func unreadCountsStayExactThroughRandomWrites(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let names = ["alice", "bob", "carol", "dave"]
+            var users: [Int64] = []
+            for name in names { users.append(try await store.user(name)) }
+            var posts: [Int64] = []
+            for user in users { posts.append(try await store.photoPost(by: user)) }
+            var comments: [MakestagramAPI.Comment] = []
+            var published: [Int64: Int] = [:]
+            var random = SystemRandomNumberGenerator()
+            for _ in 0..<120 {
+                let actor = users.randomElement(using: &random)!
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0, 1:
+                    _ = try await store.setLike(
+                        postID: posts.randomElement(using: &random)!, viewer: actor, liked: Bool.random(using: &random))
+                case 2:
+                    comments.append(
+                        try await store.addComment(
+                            postID: posts.randomElement(using: &random)!, author: actor, text: "x"))
+                case 3:
+                    if let index = comments.indices.randomElement(using: &random) {
+                        let comment = comments.remove(at: index)
+                        try await store.deleteComment(id: comment.id, viewer: comment.author.id)
+                    }
+                case 4:
+                    let other = Int.random(in: 0..<names.count, using: &random)
+                    if users[other] != actor {
+                        _ = try await store.setFollow(viewer: actor, username: names[other], following: Bool.random())
+                    }
+                default:
+                    _ = try await store.markActivityRead(userID: actor, through: nil)
+                }
+                published.merge(publishedCounts(try await sink.take())) { _, new in new }
+                for user in users {
+                    let unread = try await store.unreadActivityCount(userID: user)
+                    let groups = try await allGroups(store, user)
+                    #expect(unread == (published[user] ?? 0))
+                    #expect(groups.filter(\.unread).count <= unread)
+                    #expect(groups.allSatisfy { $0.actors.count == min($0.actorCount, ActivityGroup.actorsShown) })
+                    #expect(groups.allSatisfy { group in !group.actors.contains { $0.id == user } })
+                }
+            }
+        }
+    }
+}
