@@ -68,6 +68,8 @@ struct Watch: AsyncParsableCommand {
             case .postEdited(let event): "✎ post \(event.postId) now reads: \"\(event.caption)\""
             case .postDeleted(let event): "✖ post \(event.postId) deleted"
             case .userUpdated(let user): "👤 \(user.username) is now \"\(user.displayName)\""
+            case .activityChanged(let unread):
+                "🔔 \(count(unread.unreadCount, "unread action")) in your activity (makestagram activity)"
             case .error(let error): "! \(error.detail)"
             case .subscribed(let answer):
                 {

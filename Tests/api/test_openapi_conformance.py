@@ -136,6 +136,19 @@ def test_every_response_matches_the_document(server):
     comment = api.request("POST", f"{v1}/posts/{pid}/comments", token=bob, json={"text": "nice"}).json()
     api.request("POST", f"{v1}/posts/{pid}/comments", token=bob, json={"text": ""})
     api.request("GET", f"{v1}/posts/{pid}/comments", token=alice)
+    activity = api.request("GET", f"{v1}/activity?limit=1", token=alice).json()
+    assert activity["items"][0]["kind"] == "comment" and activity["items"][0]["comment"]["text"] == "nice"
+    assert activity["items"][0]["actors"][0]["username"] == "bob"
+    rest = api.request("GET", f"{v1}/activity?cursor={activity['nextCursor']}", token=alice).json()
+    assert [group["kind"] for group in rest["items"]] == ["like", "follow"]
+    api.request("GET", f"{v1}/activity?cursor=bogus", token=alice)
+    assert api.request("GET", f"{v1}/activity/unread", token=alice).json() == {"unreadCount": 3}
+    api.request("POST", f"{v1}/activity/read", token=alice, json={"through": -1})
+    api.request("POST", f"{v1}/activity/read", token=alice, data="{}")
+    api.request("POST", f"{v1}/activity/read", token=alice, json={"through": "all"})
+    latest = activity["items"][0]["latestId"]
+    assert api.request("POST", f"{v1}/activity/read", token=alice, json={"through": latest}).json() == {"unreadCount": 0}
+    api.request("GET", f"{v1}/activity", token=bob)
     api.request("DELETE", f"{v1}/comments/{comment['id']}", token=alice)
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})

@@ -155,6 +155,7 @@ func buildRouter<S: Store>(
             maxUploadBytes: configuration.maxUploadBytes
         ).routes)
     api.addRoutes(InteractionsController(store: store, limits: limits).routes)
+    api.addRoutes(ActivityController(store: store).routes)
     api.addRoutes(events.routes)
     return base
 }

@@ -97,6 +97,7 @@ extension UserProfile: ResponseEncodable {}
 extension Post: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
+extension ActivityUnread: ResponseEncodable {}
 extension AuthResponse: ResponseEncodable {}
 extension Page: ResponseEncodable {}
 extension EventTicket: ResponseEncodable {}
