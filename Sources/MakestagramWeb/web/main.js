@@ -10,6 +10,7 @@ import { postView } from "./postpage.js";
 import { uploadView } from "./upload.js";
 import { loginView, signupView } from "./auth.js";
 import { searchView } from "./search.js";
+import { activity, activityView } from "./activity.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -19,6 +20,7 @@ const routes = [
   { pattern: /^\/$/, view: feedView, title: "Home", nav: "home" },
   { pattern: /^\/new$/, view: uploadView, title: "New post", nav: "new" },
   { pattern: /^\/search$/, view: searchView, title: "Find people", nav: "search" },
+  { pattern: /^\/activity$/, view: activityView, title: "Activity", nav: "activity" },
   { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
   { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
   { pattern: /^\/login$/, view: loginView, title: "Log in", public: true },
@@ -33,13 +35,17 @@ const live = new LiveStream({
       if (message.post.author.id !== store.me?.id || !store.view(message.post.id)) feed.announce(message.post);
       return;
     }
+    if (message.type === "activity.changed") return activity.set(message.unreadCount);
     if (message.type === "error") return console.warn("event stream:", message.detail);
     store.apply(message);
   },
   onStatus: (status) => {
     connection.hidden = status !== "offline";
   },
-  onResume: () => feed.catchUp(),
+  onResume: () => {
+    feed.catchUp();
+    activity.load();
+  },
   onSessionEnded: () => endSession("You were logged out. Log in again to continue."),
 });
 
@@ -87,10 +93,25 @@ function renderNav(current) {
       item("home", "/", "Home", icon("home")),
       item("search", "/search", "Find people", icon("search")),
       item("new", "/new", "New post", icon("plus")),
+      item("activity", "/activity", "Activity", [icon("heart"), h("span.badge", { hidden: true })]),
       item("profile", `/u/${store.me.username}`, "Your profile", avatar(store.me, 26)),
     ),
   );
+  showUnread(activity.unread);
 }
+
+// The activity badge: the unread count, live.
+function showUnread(count) {
+  const link = nav.querySelector(".nav-item[href='/activity']");
+  if (!link) return;
+  const badge = link.querySelector(".badge");
+  badge.hidden = count === 0;
+  badge.textContent = count > 99 ? "99+" : String(count);
+  const label = count ? `Activity, ${count} unread` : "Activity";
+  link.setAttribute("aria-label", label);
+  link.title = label;
+}
+activity.onChange(showUnread);
 
 // The viewer's avatar in the navigation bar follows their changes, made here or elsewhere.
 store.onUserUpdated((user) => {
@@ -103,6 +124,7 @@ async function startSession(answer) {
   store.me = answer.user;
   feed.reset();
   live.start();
+  activity.load();
   navigate("/", { replace: true });
 }
 
@@ -112,6 +134,7 @@ function endSession(message) {
   store.forget();
   feed.reset();
   live.stop();
+  activity.set(0);
   if (message) toast(message);
   navigate("/login", { replace: true });
 }
@@ -144,6 +167,7 @@ api.onUnauthorized = () => endSession("Your session has ended. Log in again.");
     try {
       store.me = await api.get("/me");
       live.start();
+      activity.load();
     } catch (error) {
       if (error.status === 401) api.token = null;
       else {
