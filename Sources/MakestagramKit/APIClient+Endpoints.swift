@@ -167,6 +167,23 @@ extension APIClient {
         try await sendWithoutAnswer(.post, "/posts/\(postID)/reports", json: ReportRequest(reason: reason))
     }
 
+    // MARK: Activity
+
+    /// What others did to the viewer, grouped, the group with the newest action first.
+    public func activity(cursor: String? = nil, limit: Int? = nil) async throws -> Page<ActivityGroup> {
+        try await send(.get, "/activity", query: Self.paging(cursor, limit))
+    }
+
+    /// How many of the viewer's actions are unread.
+    public func unreadActivity() async throws -> ActivityUnread {
+        try await send(.get, "/activity/unread")
+    }
+
+    /// Marks the viewer's actions up to `through` (a group's `latestId`; nil: all) as read.
+    public func markActivityRead(through: Int64? = nil) async throws -> ActivityUnread {
+        try await send(.post, "/activity/read", json: MarkActivityRead(through: through))
+    }
+
     // MARK: Live updates and media
 
     /// A single-use ticket for opening the event stream without a header (browsers).

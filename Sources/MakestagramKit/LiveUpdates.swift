@@ -27,6 +27,8 @@ public final class LiveUpdates {
     public var onMessage: ((LiveServerMessage) -> Void)?
     /// Told when the server ended the session (the facade then forgets it; screens see `user` become nil).
     var sessionEnded: (() -> Void)?
+    /// Receives the unread activity count; asked to load it again when the stream is back.
+    var activity: ActivityStore?
 
     private let statusInput = Input(Status.stopped)
     private let client: APIClient
@@ -136,6 +138,7 @@ public final class LiveUpdates {
             Task {
                 await store.sendPendingLikes()
                 try? await homeFeed()?.catchUp()
+                try? await activity?.refreshUnreadCount()
             }
         case .postCreated(let post):
             homeFeed()?.announce(post)
@@ -144,6 +147,8 @@ public final class LiveUpdates {
         case .postDeleted(let event):
             subscribed.remove(event.postId)
             store.apply(message)
+        case .activityChanged(let unread):
+            activity?.received(unreadCount: unread.unreadCount)
         default:
             store.apply(message)
         }

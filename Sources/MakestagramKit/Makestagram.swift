@@ -22,6 +22,8 @@ public final class Makestagram {
     public let client: APIClient
     /// One model per post ID.
     public let posts: PostStore
+    /// The viewer's activity and its unread count, kept current by ``live``.
+    public let activity: ActivityStore
     /// Live updates for every post on screen.
     public private(set) var live: LiveUpdates!  // made right after the other properties, as it refers to self
     /// The logged-in user, or nil.
@@ -58,6 +60,7 @@ public final class Makestagram {
             client: client,
             cache: remembered.flatMap { OfflineCache(in: cacheDirectory, server: server, username: $0.user.username) })
         self.posts.viewer = remembered?.user
+        self.activity = ActivityStore(client: client)
         self.live = makeLive()
     }
 
@@ -66,6 +69,7 @@ public final class Makestagram {
             self?.feeds[.home]
         }
         live.sessionEnded = { [weak self] in self?.sessionEnded() }
+        live.activity = activity
         return live
     }
 
@@ -153,6 +157,7 @@ public final class Makestagram {
     /// New models and feeds for another user: nothing of the previous session's shows.
     private func startFresh(cache: OfflineCache?, viewer: UserSummary?) {
         posts.reset(cache: cache, viewer: viewer)
+        activity.reset()
         feeds = [:]
     }
 }

@@ -24,7 +24,7 @@ struct MakestagramCommand: AsyncParsableCommand {
                     PostPhoto.self, Feed.self, Like.self, Unlike.self, CommentCommand.self, Edit.self, Delete.self,
                     Watch.self,
                 ]),
-            CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self]),
+            CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self, ActivityCommand.self]),
         ])
 }
 

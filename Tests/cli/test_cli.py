@@ -138,11 +138,34 @@ def test_watch_prints_events_as_they_happen(terminal, server):
             assert "error" not in note
         actor.run("like", str(post["id"]))
         assert f"♥ {actor_name} liked post {post['id']} — 1 like" in lines.get(timeout=20)
+        assert "🔔 1 unread action in your activity" in lines.get(timeout=20)
         actor.run("comment", str(post["id"]), "Nice cat")
         assert "Nice cat" in lines.get(timeout=20)
+        assert "🔔 2 unread actions in your activity" in lines.get(timeout=20)
         actor.run("post", str(PHOTOS / "hubble.jpg"), "--caption", "Stars")
         announced = lines.get(timeout=20)
         assert "new post" in announced and actor_name in announced and "Stars" in announced
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+
+def test_activity_lists_what_others_did_and_marks_it_read(terminal):
+    ann, ben = terminal("ann"), terminal("ben")
+    ann_name, ben_name = name("ann"), name("ben")
+    ann.run("signup", ann_name, "--password-stdin", stdin="correct horse\n")
+    post = json.loads(ann.run("post", str(PHOTOS / "chelsea.jpg"), "--caption", "Hi", "--json").stdout)
+    assert "Nothing yet" in ann.run("activity").stdout
+    ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
+    ben.run("like", str(post["id"]))
+    ben.run("comment", str(post["id"]), "Nice\nshot")
+    ben.run("follow", ann_name)
+    lines = ann.run("activity").stdout.splitlines()
+    assert [line[0] for line in lines] == ["•", "•", "•"], "all three were unread"
+    assert lines[0].endswith(f"{ben_name} started following you")
+    assert lines[1].endswith(f'{ben_name} commented: "Nice shot" (post {post["id"]})')
+    assert lines[2].endswith(f"{ben_name} liked your photo (post {post['id']})")
+    assert not any(line.startswith("•") for line in ann.run("activity").stdout.splitlines()), "printed: now read"
+    page = json.loads(ann.run("activity", "--json", "--limit", "1").stdout)
+    assert page["items"][0]["kind"] == "follow" and page["nextCursor"]
