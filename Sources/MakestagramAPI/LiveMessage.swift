@@ -88,14 +88,15 @@ public struct LiveLike: Codable, Sendable, Equatable {
     public var version: Int64
     /// Who liked or unliked.
     public var actor: UserSummary
-    public var likeCount: Int
+    /// Nil when the post's author hides the count from the recipient.
+    public var likeCount: Int?
     public var likers: [String]
     /// Whether the recipient has liked the post (true only if the recipient is the one who liked it, or liked it
     /// before).
     public var viewerHasLiked: Bool
 
     public init(
-        postId: Int64, version: Int64, actor: UserSummary, likeCount: Int, likers: [String], viewerHasLiked: Bool
+        postId: Int64, version: Int64, actor: UserSummary, likeCount: Int?, likers: [String], viewerHasLiked: Bool
     ) {
         self.postId = postId
         self.version = version
@@ -151,6 +152,22 @@ public struct LivePostEdited: Codable, Sendable, Equatable {
     }
 }
 
+/// A post's author hid its like count from others, or showed it again.
+public struct LiveLikeCountVisibility: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+    public var likeCountHidden: Bool
+    /// The count, for those who may see it now (everyone when shown, only the author when hidden).
+    public var likeCount: Int?
+
+    public init(postId: Int64, version: Int64, likeCountHidden: Bool, likeCount: Int?) {
+        self.postId = postId
+        self.version = version
+        self.likeCountHidden = likeCountHidden
+        self.likeCount = likeCount
+    }
+}
+
 /// A deleted post.
 public struct LivePostDeleted: Codable, Sendable, Equatable {
     public var postId: Int64
@@ -201,6 +218,8 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     case postCreated(Post)
     /// A subscribed post's caption was edited.
     case postEdited(LivePostEdited)
+    /// A subscribed post's author hid or showed its like count.
+    case likeCountVisibility(LiveLikeCountVisibility)
     /// A user changed their display name or avatar: every place that shows them takes the new summary.
     case userUpdated(UserSummary)
     case postDeleted(LivePostDeleted)
@@ -221,6 +240,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentDeleted: "comment.deleted"
         case .postCreated: "post.created"
         case .postEdited: "post.edited"
+        case .likeCountVisibility: "post.likeCountVisibility"
         case .userUpdated: "user.updated"
         case .postDeleted: "post.deleted"
         case .activityChanged: "activity.changed"
@@ -236,6 +256,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated(let event): (event.postId, event.version)
         case .commentDeleted(let event): (event.postId, event.version)
         case .postEdited(let event): (event.postId, event.version)
+        case .likeCountVisibility(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
         case .hello, .subscribed, .error, .userUpdated, .activityChanged: nil
         }
@@ -256,6 +277,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "comment.deleted": self = .commentDeleted(try LiveCommentDeleted(from: decoder))
         case "post.created": self = .postCreated(try container.decode(Post.self, forKey: .post))
         case "post.edited": self = .postEdited(try LivePostEdited(from: decoder))
+        case "post.likeCountVisibility": self = .likeCountVisibility(try LiveLikeCountVisibility(from: decoder))
         case "user.updated": self = .userUpdated(try container.decode(UserSummary.self, forKey: .user))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
         case "activity.changed": self = .activityChanged(try ActivityUnread(from: decoder))
@@ -277,6 +299,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated(let body): try body.encode(to: encoder)
         case .commentDeleted(let body): try body.encode(to: encoder)
         case .postEdited(let body): try body.encode(to: encoder)
+        case .likeCountVisibility(let body): try body.encode(to: encoder)
         case .userUpdated(let user): try container.encode(user, forKey: .user)
         case .postDeleted(let body): try body.encode(to: encoder)
         case .activityChanged(let body): try body.encode(to: encoder)

@@ -42,8 +42,11 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public var editedAt: Date?
     public var author: UserSummary
     public var image: PostImage
-    /// Exactly the number of likes the post has.
-    public var likeCount: Int
+    /// Exactly the number of likes the post has; nil (absent from the JSON) when its author hides the count from the
+    /// reader (``likeCountHidden``): "Liked by alice and others".
+    public var likeCount: Int?
+    /// Whether the author hides the like count from everyone but themself; counts stay exact underneath.
+    public var likeCountHidden: Bool
     /// Exactly the number of comments the post has.
     public var commentCount: Int
     /// Whether the requesting user has liked the post.
@@ -63,7 +66,7 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public init(
         id: Int64, createdAt: Date, caption: String, author: UserSummary, image: PostImage, likeCount: Int,
         commentCount: Int, viewerHasLiked: Bool, likers: [String], recentComments: [Comment] = [], version: Int64,
-        editedAt: Date? = nil
+        editedAt: Date? = nil, likeCountHidden: Bool = false
     ) {
         self.id = id
         self.createdAt = createdAt
@@ -72,24 +75,39 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         self.author = author
         self.image = image
         self.likeCount = likeCount
+        self.likeCountHidden = likeCountHidden
         self.commentCount = commentCount
         self.viewerHasLiked = viewerHasLiked
         self.likers = likers
         self.recentComments = recentComments
         self.version = version
     }
+
+    /// Whether `viewer` may see the like count: everyone, unless the author hides it; the author always.
+    public func showsLikeCount(to viewer: Int64) -> Bool {
+        !likeCountHidden || viewer == author.id
+    }
+
+    /// The post as `viewer` may see it: without the like count when its author hides it from others.
+    public func seen(by viewer: Int64) -> Post {
+        guard !showsLikeCount(to: viewer) else { return self }
+        var post = self
+        post.likeCount = nil
+        return post
+    }
 }
 
 /// The answer to liking or unliking a post: the post's like state right after the change.
 public struct LikeState: Codable, Sendable, Equatable {
-    public var likeCount: Int
+    /// Nil when the post's author hides the count from the liker.
+    public var likeCount: Int?
     public var viewerHasLiked: Bool
     /// The newest likers' usernames, as ``Post/likers``.
     public var likers: [String]
     /// The post's version after the change, to order this answer against live events about the same post.
     public var version: Int64
 
-    public init(likeCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64) {
+    public init(likeCount: Int?, viewerHasLiked: Bool, likers: [String], version: Int64) {
         self.likeCount = likeCount
         self.viewerHasLiked = viewerHasLiked
         self.likers = likers

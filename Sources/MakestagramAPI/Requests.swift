@@ -43,19 +43,28 @@ public struct NewCommentRequest: Codable, Sendable {
 
 /// The body of `PATCH /api/v1/posts/{id}`: the post's new caption (an empty one removes it).
 public struct EditPostRequest: Codable, Sendable {
-    public var caption: String
+    /// The new caption; absent: unchanged.
+    public var caption: String?
+    /// Hide the like count from everyone else (true) or show it again (false); absent: unchanged.
+    public var hideLikeCount: Bool?
 
-    public init(caption: String) { self.caption = caption }
+    public init(caption: String? = nil, hideLikeCount: Bool? = nil) {
+        self.caption = caption
+        self.hideLikeCount = hideLikeCount
+    }
 }
 
 /// The body of `PATCH /api/v1/me`: the fields to change (those left out stay as they are).
 public struct EditProfileRequest: Codable, Sendable {
     public var displayName: String?
     public var bio: String?
+    /// Whether new posts hide their like count (each post's own switch can change it later).
+    public var hideLikeCounts: Bool?
 
-    public init(displayName: String? = nil, bio: String? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil) {
         self.displayName = displayName
         self.bio = bio
+        self.hideLikeCounts = hideLikeCounts
     }
 }
 

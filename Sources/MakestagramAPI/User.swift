@@ -40,6 +40,8 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var viewerFollows: Bool
     /// When the account was created.
     public var createdAt: Date
+    /// On your own profile only: whether your new posts hide their like count. Nil (absent) on others' profiles.
+    public var hideLikeCounts: Bool?
 
     /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
     public static let avatarSmallSize = 150
@@ -48,7 +50,8 @@ public struct UserProfile: Codable, Sendable, Equatable {
 
     public init(
         id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
-        bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date
+        bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date,
+        hideLikeCounts: Bool? = nil
     ) {
         self.id = id
         self.username = username
@@ -61,6 +64,7 @@ public struct UserProfile: Codable, Sendable, Equatable {
         self.followingCount = followingCount
         self.viewerFollows = viewerFollows
         self.createdAt = createdAt
+        self.hideLikeCounts = hideLikeCounts
     }
 
     /// The summary form of this profile.

@@ -31,8 +31,11 @@ extension APIClient {
     }
 
     /// Changes the logged-in user's display name and bio (nil leaves one as it is); answers the profile.
-    public func updateProfile(displayName: String? = nil, bio: String? = nil) async throws -> UserProfile {
-        try await send(.patch, "/me", json: EditProfileRequest(displayName: displayName, bio: bio))
+    public func updateProfile(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil)
+        async throws -> UserProfile
+    {
+        try await send(
+            .patch, "/me", json: EditProfileRequest(displayName: displayName, bio: bio, hideLikeCounts: hideLikeCounts))
     }
 
     /// Makes a photo (JPEG, PNG, WebP or HEIC bytes) the logged-in user's avatar; the server crops it square.
@@ -123,6 +126,11 @@ extension APIClient {
     /// Replaces the caption of one of the viewer's posts; answers the post as it is now.
     public func editCaption(of id: Int64, to caption: String) async throws -> Post {
         try await send(.patch, "/posts/\(id)", json: EditPostRequest(caption: caption))
+    }
+
+    /// Hides the like count of one of the viewer's posts from everyone else (true), or shows it again.
+    public func setLikeCountHidden(of id: Int64, _ hidden: Bool) async throws -> Post {
+        try await send(.patch, "/posts/\(id)", json: EditPostRequest(hideLikeCount: hidden))
     }
 
     /// Deletes one of the viewer's posts, with its likes, comments and photos.

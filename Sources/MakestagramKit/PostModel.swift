@@ -20,13 +20,17 @@ public final class PostModel: Identifiable {
     public var caption: I<String> { captionInput.i }
     /// When the author last edited the caption (screens show "edited"); nil if never.
     public var editedAt: I<Date?> { editedAtInput.i }
-    /// How many likes the post has, including the viewer's like on its way.
-    public var likeCount: I<Int> { likeCountInput.i }
+    /// How many likes the post has, including the viewer's like on its way; nil when its author hides the count
+    /// from the viewer (show "Liked by alice and others").
+    public var likeCount: I<Int?> { likeCountInput.i }
+    /// Whether the author hides the like count from everyone else (the author still sees it).
+    public var likeCountHidden: I<Bool> { likeCountHiddenInput.i }
     /// Whether the viewer likes the post (red heart).
     public var viewerHasLiked: I<Bool> { viewerHasLikedInput.i }
     /// The newest likers' usernames, for "Liked by alice, bob and 3 others".
     public var likers: I<[String]> { likersInput.i }
-    /// "Liked by alice, bob and 3 others", or "" when nobody likes the post.
+    /// "Liked by alice, bob and 3 others" ("Liked by alice and others" when the count is hidden), or "" when nobody
+    /// likes the post.
     public let likedBy: I<String>
     /// How many comments the post has.
     public var commentCount: I<Int> { commentCountInput.i }
@@ -40,7 +44,8 @@ public final class PostModel: Identifiable {
     private let authorInput: Input<UserSummary>
     private let captionInput: Input<String>
     private let editedAtInput: Input<Date?>
-    private let likeCountInput: Input<Int>
+    private let likeCountInput: Input<Int?>
+    private let likeCountHiddenInput: Input<Bool>
     private let viewerHasLikedInput: Input<Bool>
     private let likersInput: Input<[String]>
     private let commentCountInput: Input<Int>
@@ -68,6 +73,7 @@ public final class PostModel: Identifiable {
         captionInput = Input(post.caption)
         editedAtInput = Input(post.editedAt)
         likeCountInput = Input(post.likeCount)
+        likeCountHiddenInput = Input(post.likeCountHidden)
         viewerHasLikedInput = Input(post.viewerHasLiked)
         likersInput = Input(post.likers)
         commentCountInput = Input(post.commentCount)
@@ -116,6 +122,11 @@ public final class PostModel: Identifiable {
     /// shows when the server has it.
     public func editCaption(_ text: String) async throws {
         merge(try await store.client.editCaption(of: id, to: text))
+    }
+
+    /// Hides the like count of the viewer's own post from everyone else, or shows it again (403 for others' posts).
+    public func setLikeCountHidden(_ hidden: Bool) async throws {
+        merge(try await store.client.setLikeCountHidden(of: id, hidden))
     }
 
     /// Comments on the post; the comment shows in ``comments`` at once.
@@ -176,7 +187,7 @@ public final class PostModel: Identifiable {
     }
 
     /// Takes a like state (an answer or a live event) if it is newer than what is held.
-    func mergeLike(likeCount: Int, viewerHasLiked: Bool, likers: [String], version: Int64) {
+    func mergeLike(likeCount: Int?, viewerHasLiked: Bool, likers: [String], version: Int64) {
         guard version > server.version else {
             // An answer about the viewer's own like is the truth about it, whatever came in between.
             if version == server.version { server.viewerHasLiked = viewerHasLiked }
@@ -206,6 +217,15 @@ public final class PostModel: Identifiable {
             if comments != self.comments.value { commentsInput.write(comments) }
             publish()
         }
+    }
+
+    /// Takes a live change of the count's visibility if it is newer than what is held.
+    func mergeLikeCountVisibility(hidden: Bool, likeCount: Int?, version: Int64) {
+        guard version > server.version else { return }
+        server.version = version
+        server.likeCountHidden = hidden
+        server.likeCount = likeCount
+        publish()
     }
 
     /// Takes a live caption edit if it is newer than what is held.
@@ -238,7 +258,7 @@ public final class PostModel: Identifiable {
     /// Shows the server's state with the viewer's unconfirmed like applied.
     func publish() {
         let liked = desiredLike ?? server.viewerHasLiked
-        let count = server.likeCount + (liked ? 1 : 0) - (server.viewerHasLiked ? 1 : 0)
+        let count = server.likeCount.map { max(0, $0 + (liked ? 1 : 0) - (server.viewerHasLiked ? 1 : 0)) }
         var likers = server.likers
         if let me = store.viewer?.username {
             if liked && !likers.contains(me) { likers = Array(([me] + likers).prefix(Post.likersPreviewLimit)) }
@@ -248,7 +268,8 @@ public final class PostModel: Identifiable {
             authorInput.write(server.author)
             captionInput.write(server.caption)
             editedAtInput.write(server.editedAt)
-            likeCountInput.write(max(0, count))
+            likeCountInput.write(count)
+            likeCountHiddenInput.write(server.likeCountHidden)
             viewerHasLikedInput.write(liked)
             likersInput.write(likers)
             commentCountInput.write(server.commentCount)
@@ -256,8 +277,9 @@ public final class PostModel: Identifiable {
         }
     }
 
-    /// "Liked by alice, bob and 3 others".
-    nonisolated static func likedByText(count: Int, likers: [String]) -> String {
+    /// "Liked by alice, bob and 3 others"; "Liked by alice and others" without a count (hidden by the author).
+    nonisolated static func likedByText(count: Int?, likers: [String]) -> String {
+        guard let count else { return likers.first.map { "Liked by \($0) and others" } ?? "" }
         guard count > 0 else { return "" }
         let names = Array(likers.prefix(count))
         let others = count - names.count

@@ -107,6 +107,9 @@ public final class PostStore {
                 created: nil, deleted: event.commentId, commentCount: event.commentCount, version: event.version)
         case .postEdited(let event):
             existing(event.postId)?.mergeCaption(event.caption, editedAt: event.editedAt, version: event.version)
+        case .likeCountVisibility(let event):
+            existing(event.postId)?.mergeLikeCountVisibility(
+                hidden: event.likeCountHidden, likeCount: event.likeCount, version: event.version)
         case .postDeleted(let event):
             deleted(event.postId)
         case .userUpdated(let user):

@@ -113,7 +113,7 @@ final class LiveConnection: Sendable {
     func completeSubscribe(found posts: [Post], unavailable: [Int64]) {
         let subscribed = LiveDelivery.encode(
             .subscribed(LiveSubscribed(posts: posts.map(\.id).sorted(), unavailable: unavailable.sorted())))
-        let snapshots = posts.map { LiveDelivery.encode(.snapshot($0)) }
+        let snapshots = posts.map { LiveDelivery.encode(.snapshot($0.seen(by: user.id))) }
         change {
             $0.outbox.append(subscribed)
             for id in unavailable { $0.subscriptions[id] = nil }
@@ -185,11 +185,17 @@ final class LiveConnection: Sendable {
             // Duplicates and states older than what the client has are never sent.
             guard delivery.version > version else { return }
             switch delivery.payload {
-            case .like(let actorID, let liked, let whenLiked, let whenNot):
+            case .like(let actorID, let liked, var whenLiked, var whenNot, let author):
                 if actorID == user.id { viewerHasLiked = liked }
+                if let author, author.author == user.id {
+                    whenLiked = author.whenViewerLiked
+                    whenNot = author.whenViewerDidNot
+                }
                 state.outbox.appendLikeState(viewerHasLiked ? whenLiked : whenNot, postID: delivery.postID)
             case .frame(let frame):
                 state.outbox.append(frame)
+            case .byAuthor(let author, let forAuthor, let forOthers):
+                state.outbox.append(author == user.id ? forAuthor : forOthers)
             }
             state.subscriptions[delivery.postID] = .active(viewerHasLiked: viewerHasLiked, version: delivery.version)
         case nil:

@@ -125,7 +125,22 @@ public final class LiveHub: Service {
                     message: .postEdited(
                         LivePostEdited(postId: postID, version: version, caption: caption, editedAt: editedAt))))
         case .postCreated(let post, let audience):
-            send(.postCreated(post), to: connections(of: audience))
+            let recipients = connections(of: audience)
+            guard post.likeCountHidden else { return send(.postCreated(post), to: recipients) }
+            var withoutCount = post
+            withoutCount.likeCount = nil
+            send(.postCreated(post), to: recipients.filter { $0.user.id == post.author.id })
+            send(.postCreated(withoutCount), to: recipients.filter { $0.user.id != post.author.id })
+        case .likeCountHiddenChanged(let postID, let authorID, let hidden, let likeCount, let version):
+            func message(count: Bool) -> LiveServerMessage {
+                .likeCountVisibility(
+                    LiveLikeCountVisibility(
+                        postId: postID, version: version, likeCountHidden: hidden, likeCount: count ? likeCount : nil))
+            }
+            deliver(
+                LiveDelivery(
+                    postID: postID, version: version, author: authorID, forAuthor: message(count: true),
+                    forOthers: message(count: !hidden)))
         case .postDeleted(let postID, let version, let audience):
             var recipients: [ObjectIdentifier: LiveConnection] = [:]
             for connection in subscribers(of: postID) + connections(of: audience) {

@@ -45,6 +45,8 @@ public protocol Store: Sendable {
     /// their profile with the files of the avatar it replaced, for the caller to remove once this returns. Publishes
     /// ``StoreEvent/profileChanged(user:)``.
     func setAvatar(userID: Int64, files: AvatarFiles?) async throws -> (profile: UserProfile, replaced: [String])
+    /// Sets whether the user's new posts hide their like count, and answers their profile.
+    func setHidesLikeCounts(userID: Int64, hidden: Bool) async throws -> UserProfile
     /// A number that grows whenever something that posts show changes without the posts' versions growing (a user's
     /// name or avatar, shown on their posts and comments): JSON of posts rendered at an older epoch may be stale.
     var renderEpoch: UInt64 { get }
@@ -74,6 +76,10 @@ public protocol Store: Sendable {
     /// and `editedAt` is set. An unchanged caption changes nothing. Throws `notFound` (no such post) or `forbidden`
     /// (someone else's).
     func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post
+    /// Hides the like count of a post `viewer` wrote from everyone else (they keep seeing who liked it), or shows it
+    /// again; the post's version grows and ``StoreEvent/likeCountHiddenChanged(postID:authorID:hidden:likeCount:version:)``
+    /// is published. Unchanged changes nothing. Throws `notFound` or `forbidden` (someone else's post).
+    func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]

@@ -12,6 +12,9 @@ public enum StoreEvent: Sendable, Equatable {
     case commentDeleted(commentID: Int64, postID: Int64, commentCount: Int, version: Int64)
     /// A post was created; `audience` is everyone whose home timeline it entered (the author and their followers).
     case postCreated(post: Post, audience: [Int64])
+    /// A post's author hid its like count from others (`hidden`) or showed it again; `likeCount` is the count, for
+    /// those who may see it.
+    case likeCountHiddenChanged(postID: Int64, authorID: Int64, hidden: Bool, likeCount: Int, version: Int64)
     /// A post's author edited its caption.
     case captionEdited(postID: Int64, caption: String, editedAt: Date, version: Int64)
     /// A post was deleted; `audience` is everyone whose home timeline it left.
@@ -38,6 +41,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .commentDeleted(_, let postID, _, _): postID
         case .postCreated(let post, _): post.id
         case .captionEdited(let postID, _, _, _): postID
+        case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
         case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged: nil
         }
@@ -55,14 +59,31 @@ public struct LikeChange: Sendable, Equatable {
     /// The newest likers' usernames, as ``Post/likers``.
     public var likers: [String]
     public var version: Int64
+    /// The post's author: the one who sees the count when it is hidden.
+    public var authorID: Int64
+    /// Whether the author hides the like count from others.
+    public var countHidden: Bool
 
-    public init(postID: Int64, actor: UserSummary, liked: Bool, likeCount: Int, likers: [String], version: Int64) {
+    public init(
+        postID: Int64, actor: UserSummary, liked: Bool, likeCount: Int, likers: [String], version: Int64,
+        authorID: Int64, countHidden: Bool = false
+    ) {
         self.postID = postID
         self.actor = actor
         self.liked = liked
         self.likeCount = likeCount
         self.likers = likers
         self.version = version
+        self.authorID = authorID
+        self.countHidden = countHidden
+    }
+
+    /// The like state after the change as `viewer` may see it (the count left out when hidden from them); for the
+    /// one who liked or unliked.
+    public func state(for viewer: Int64) -> LikeState {
+        LikeState(
+            likeCount: countHidden && viewer != authorID ? nil : likeCount, viewerHasLiked: liked, likers: likers,
+            version: version)
     }
 }
 

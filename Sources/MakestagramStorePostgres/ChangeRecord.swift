@@ -10,7 +10,7 @@ import MakestagramStore
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged, activityChanged
+            profileChanged, activityChanged, likeCountHidden
     }
 
     var kind: Kind
@@ -34,6 +34,9 @@ struct ChangeRecord: Codable, Sendable, Equatable {
     var target: Int64?
     /// The ended session's token hash, in hexadecimal.
     var token: String?
+    /// A liked post's author, and whether they hide its like count (likes; `likeCountHidden` has `on`).
+    var owner: Int64?
+    var hidden: Bool?
     /// An edited caption, and when it was edited (seconds since 1970).
     var caption: String?
     var at: Double?
@@ -56,6 +59,8 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             count = change.likeCount
             likers = change.likers.joined(separator: " ")
             version = change.version
+            owner = change.authorID
+            hidden = change.countHidden
         case .commentCreated(let comment, let commentCount, let version):
             self.init(kind: .commentCreated)
             self.comment = comment
@@ -70,6 +75,13 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .postCreated(let post, _):
             self.init(kind: .postCreated)
             created = post
+        case .likeCountHiddenChanged(let postID, let authorID, let hidden, let likeCount, let version):
+            self.init(kind: .likeCountHidden)
+            post = postID
+            owner = authorID
+            on = hidden
+            count = likeCount
+            self.version = version
         case .captionEdited(let postID, let caption, let editedAt, let version):
             self.init(kind: .captionEdited)
             post = postID
@@ -121,8 +133,15 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             let summary = UserSummary(
                 id: actor, username: username, displayName: displayName, avatarURL: avatarFile.map(MediaPath.url(for:)))
             let names = likerNames(likers ?? "")
+            guard let owner else { return nil }
             return .likeChanged(
-                LikeChange(postID: post, actor: summary, liked: on, likeCount: count, likers: names, version: version))
+                LikeChange(
+                    postID: post, actor: summary, liked: on, likeCount: count, likers: names, version: version,
+                    authorID: owner, countHidden: hidden ?? false))
+        case .likeCountHidden:
+            guard let post, let owner, let on, let count, let version else { return nil }
+            return .likeCountHiddenChanged(
+                postID: post, authorID: owner, hidden: on, likeCount: count, version: version)
         case .commentCreated:
             guard let comment, let count, let version else { return nil }
             return .commentCreated(comment: comment, commentCount: count, version: version)

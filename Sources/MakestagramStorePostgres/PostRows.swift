@@ -16,7 +16,7 @@ enum PostRows {
               p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
               u.id, u.username, u.display_name, u.avatar_file,
               EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = \(sql.bind(viewer))),
-              p.likers_preview, p.edited_at
+              p.likers_preview, p.edited_at, p.hide_like_count
             """)
     }
 
@@ -25,7 +25,7 @@ enum PostRows {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
-                String, String?, Bool, String, Double?
+                String, String?, Bool, String, Double?, Bool
             ).self)
         return Post(
             id: columns.0,
@@ -43,7 +43,7 @@ enum PostRows {
             viewerHasLiked: columns.18,
             likers: MakestagramStore.likerNames(columns.19),
             version: columns.13,
-            editedAt: columns.20.map(Date.init(timeIntervalSince1970:)))
+            editedAt: columns.20.map(Date.init(timeIntervalSince1970:)), likeCountHidden: columns.21)
     }
 
     /// Decodes `id, username, display_name, avatar_file` into a summary.

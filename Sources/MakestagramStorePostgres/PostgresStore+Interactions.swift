@@ -50,21 +50,18 @@ extension PostgresStore {
 
     /// One row of `set_likes`: which toggle it answers (from 0) and its outcome.
     static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle]) throws -> (Int, LikeOutcome) {
-        let (item, changed, count, likers, version, username, displayName, avatar) = try row.decode(
-            (Int32, Bool, Int, String, Int64, String, String, String?).self)
+        let (item, changed, count, likers, version, username, displayName, avatar, author, hidden) = try row.decode(
+            (Int32, Bool, Int, String, Int64, String, String, String?, Int64, Bool).self)
         let index = Int(item) - 1
         guard toggles.indices.contains(index) else { throw StoreError.database("set_likes answered item \(item)") }
         let toggle = toggles[index]
-        let names = likerNames(likers)
-        let state = LikeState(likeCount: count, viewerHasLiked: toggle.liked, likers: names, version: version)
-        guard changed else { return (index, LikeOutcome(state: state, change: nil)) }
         let actor = UserSummary(
             id: toggle.viewer, username: username, displayName: displayName,
             avatarURL: avatar.map(MediaPath.url(for:)))
         let change = LikeChange(
-            postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count, likers: names,
-            version: version)
-        return (index, LikeOutcome(state: state, change: change))
+            postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count, likers: likerNames(likers),
+            version: version, authorID: author, countHidden: hidden)
+        return (index, LikeOutcome(state: change.state(for: toggle.viewer), change: changed ? change : nil))
     }
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {

@@ -24,10 +24,11 @@ extension PostgresStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                  thumb_file, thumb_width, thumb_height, created_at)
+                  thumb_file, thumb_width, thumb_height, created_at, hide_like_count)
                 VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
                   \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
-                  \(post.thumb.height), \(Self.now))
+                  \(post.thumb.height), \(Self.now),
+                  coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
                 RETURNING id
                 """, logger: logger
             ).collect()
@@ -74,6 +75,32 @@ extension PostgresStore {
             if old != caption, let editedAt = post.editedAt {
                 changes.publish(
                     .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
+            }
+            return post
+        }
+    }
+
+    public func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post {
+        try await write { [logger] connection, changes in
+            let rows = try await connection.query(
+                "SELECT author_id, hide_like_count FROM posts WHERE id = \(postID) FOR NO KEY UPDATE", logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("post") }
+            let (author, old) = try row.decode((Int64, Bool).self)
+            guard author == viewer else { throw StoreError.forbidden }
+            if old != hidden {
+                try await connection.query(
+                    "UPDATE posts SET hide_like_count = \(hidden), version = version + 1 WHERE id = \(postID)",
+                    logger: logger)
+            }
+            guard let post = try await Self.post(connection, id: postID, viewer: viewer, logger: logger) else {
+                throw StoreError.notFound("post")
+            }
+            if old != hidden {
+                changes.publish(
+                    .likeCountHiddenChanged(
+                        postID: postID, authorID: viewer, hidden: hidden, likeCount: post.likeCount ?? 0,
+                        version: post.version))
             }
             return post
         }

@@ -12,7 +12,7 @@ extension PostgresStore {
         var sql = SQL(
             """
             SELECT u.id, u.username, u.display_name, u.avatar_file, u.post_count, u.follower_count, u.following_count,
-              u.created_at, u.avatar_large_file, u.bio
+              u.created_at, u.avatar_large_file, u.bio, u.hide_like_counts
             """)
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
         if let id {
@@ -23,13 +23,16 @@ extension PostgresStore {
         if lock { sql.append(" FOR NO KEY UPDATE") }
         let rows = try await connection.query(sql.query, logger: logger).collect()
         return try rows.first.map { row in
-            let (id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, follows) =
-                try row.decode((Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool).self)
+            let (
+                id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, follows
+            ) =
+                try row.decode(
+                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool).self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
                 avatarLargeURL: large.map(MediaPath.url(for:)), bio: bio, postCount: posts, followerCount: followers,
                 followingCount: following, viewerFollows: follows,
-                createdAt: Date(timeIntervalSince1970: createdAt))
+                createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil)
         }
     }
 
@@ -38,6 +41,17 @@ extension PostgresStore {
             "SELECT id FROM users WHERE username = \(folded(username))", logger: logger
         ).collect()
         return try rows.first?.decode(Int64.self)
+    }
+
+    public func setHidesLikeCounts(userID: Int64, hidden: Bool) async throws -> UserProfile {
+        try await write { [logger] connection, _ in
+            try await connection.query(
+                "UPDATE users SET hide_like_counts = \(hidden) WHERE id = \(userID)", logger: logger)
+            guard let profile = try await Self.profile(connection, id: userID, viewer: userID, logger: logger) else {
+                throw StoreError.notFound("user")
+            }
+            return profile
+        }
     }
 
     public func updateProfile(userID: Int64, displayName: String?, bio: String?) async throws -> UserProfile {

@@ -19,6 +19,7 @@ enum Schema {
         ("v4 bios and large avatars", v4),
         ("v5 likes in batches", v5),
         ("v6 activity", v6),
+        ("v7 hidden like counts", v7),
     ]
 
     static let v1 = """
@@ -388,6 +389,56 @@ enum Schema {
         END $$;
         CREATE CONSTRAINT TRIGGER activity_touched_committing AFTER INSERT ON activity_touched
           DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION activity_touched_committing();
+        """
+
+    /// Hidden like counts: a switch per post and each user's default for new posts. `set_like` (and `set_likes`,
+    /// which returns its rows) also answers the post's author and switch, and writes them into the like's change
+    /// row, so that every instance knows from whom to keep the count.
+    static let v7 = """
+        ALTER TABLE posts ADD COLUMN hide_like_count boolean NOT NULL DEFAULT false;
+        ALTER TABLE users ADD COLUMN hide_like_counts boolean NOT NULL DEFAULT false;
+        DROP FUNCTION set_likes(bigint[], bigint[], boolean[], double precision);
+        DROP FUNCTION set_like(bigint, bigint, boolean, double precision);
+
+        CREATE FUNCTION set_like(p_post bigint, p_user bigint, p_liked boolean, p_now double precision)
+        RETURNS TABLE (changed boolean, like_count bigint, likers_preview text, version bigint,
+                       username text, display_name text, avatar_file text, author_id bigint, hide_like_count boolean)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          affected integer;
+        BEGIN
+          IF NOT EXISTS (SELECT 1 FROM posts WHERE id = p_post) THEN RETURN; END IF;
+          IF p_liked THEN
+            INSERT INTO likes (post_id, user_id, created_at) VALUES (p_post, p_user, p_now) ON CONFLICT DO NOTHING;
+          ELSE
+            DELETE FROM likes WHERE post_id = p_post AND user_id = p_user;
+          END IF;
+          GET DIAGNOSTICS affected = ROW_COUNT;
+          RETURN QUERY SELECT affected > 0, p.like_count, p.likers_preview, p.version,
+              u.username, u.display_name, u.avatar_file, p.author_id, p.hide_like_count
+            FROM posts p, users u WHERE p.id = p_post AND u.id = p_user;
+          IF affected > 0 THEN
+            INSERT INTO changes (payload)
+              SELECT json_build_object('kind', 'like', 'post', p_post, 'actor', p_user, 'username', u.username,
+                'displayName', u.display_name, 'avatarFile', u.avatar_file, 'on', p_liked,
+                'count', p.like_count, 'likers', p.likers_preview, 'version', p.version,
+                'owner', p.author_id, 'hidden', p.hide_like_count)::text
+              FROM posts p, users u WHERE p.id = p_post AND u.id = p_user;
+          END IF;
+        END $$;
+
+        CREATE FUNCTION set_likes(p_posts bigint[], p_users bigint[], p_liked boolean[], p_now double precision)
+        RETURNS TABLE (item integer, changed boolean, like_count bigint, likers_preview text, version bigint,
+                       username text, display_name text, avatar_file text, author_id bigint, hide_like_count boolean)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          i integer;
+        BEGIN
+          FOR i IN SELECT t.ord FROM unnest(p_posts) WITH ORDINALITY AS t(post, ord)
+              LEFT JOIN posts p ON p.id = t.post ORDER BY p.author_id, t.post, t.ord LOOP
+            RETURN QUERY SELECT i, s.* FROM set_like(p_posts[i], p_users[i], p_liked[i], p_now) s;
+          END LOOP;
+        END $$;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

@@ -53,6 +53,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v4 edited captions", migrate: Schema.v4)
         migrator.registerMigration("v5 bios and large avatars", migrate: Schema.v5)
         migrator.registerMigration("v6 activity", migrate: Schema.v6)
+        migrator.registerMigration("v7 hidden like counts", migrate: Schema.v7)
         return migrator
     }
 }

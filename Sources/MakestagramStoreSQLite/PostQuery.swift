@@ -13,7 +13,7 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        p.likers_preview, p.edited_at
+        p.likers_preview, p.edited_at, p.hide_like_count
         """
 
     /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page).
@@ -36,7 +36,7 @@ enum PostQuery {
             viewerHasLiked: row[18],
             likers: MakestagramStore.likerNames(likers),
             version: row[13],
-            editedAt: editedAt.map(Date.init(timeIntervalSince1970:)))
+            editedAt: editedAt.map(Date.init(timeIntervalSince1970:)), likeCountHidden: row[21])
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan

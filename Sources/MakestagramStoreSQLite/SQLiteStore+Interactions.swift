@@ -27,8 +27,8 @@ extension SQLiteStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT p.like_count, p.likers_preview, p.version,
-                          u.id AS author_id, u.username, u.display_name, u.avatar_file
+                        SELECT p.like_count, p.likers_preview, p.version, p.author_id AS post_author,
+                          p.hide_like_count, u.id AS author_id, u.username, u.display_name, u.avatar_file
                         FROM posts p, users u WHERE p.id = ? AND u.id = ?
                         """),
                 arguments: [postID, viewer])
@@ -36,11 +36,11 @@ extension SQLiteStore {
             let likers: String = row["likers_preview"]
             let change = LikeChange(
                 postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
-                likers: likerNames(likers), version: row["version"])
+                likers: likerNames(likers), version: row["version"], authorID: row["post_author"],
+                countHidden: row["hide_like_count"])
             // A like that changed nothing (already liked, or not liked) is not an event.
             if changed { publishOnCommit(db, .likeChanged(change)) }
-            return LikeState(
-                likeCount: change.likeCount, viewerHasLiked: liked, likers: change.likers, version: change.version)
+            return change.state(for: viewer)
         }
     }
 

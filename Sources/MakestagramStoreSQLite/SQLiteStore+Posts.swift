@@ -18,12 +18,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                      thumb_file, thumb_width, thumb_height, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      thumb_file, thumb_width, thumb_height, created_at, hide_like_count)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
                     """,
                 arguments: [
                     post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
                     post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height, Self.now,
+                    post.authorID,
                 ])
             guard let created = try Self.post(db, id: db.lastInsertedRowID, viewer: post.authorID) else {
                 throw StoreError.notFound("post")
@@ -66,6 +67,31 @@ extension SQLiteStore {
             if changed, let editedAt = post.editedAt {
                 publishOnCommit(
                     db, .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
+            }
+            return post
+        }
+    }
+
+    public func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT author_id, hide_like_count FROM posts WHERE id = ?", arguments: [postID])
+            else { throw StoreError.notFound("post") }
+            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            let changed = (row["hide_like_count"] as Bool) != hidden
+            if changed {
+                try db.execute(
+                    sql: "UPDATE posts SET hide_like_count = ?, version = version + 1 WHERE id = ?",
+                    arguments: [hidden, postID])
+            }
+            guard let post = try Self.post(db, id: postID, viewer: viewer) else { throw StoreError.notFound("post") }
+            if changed {
+                publishOnCommit(
+                    db,
+                    .likeCountHiddenChanged(
+                        postID: postID, authorID: viewer, hidden: hidden, likeCount: post.likeCount ?? 0,
+                        version: post.version))
             }
             return post
         }

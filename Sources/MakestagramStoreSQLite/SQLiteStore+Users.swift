@@ -23,7 +23,8 @@ extension SQLiteStore {
                 avatarURL: avatar.map(MediaPath.url(for:)), avatarLargeURL: large.map(MediaPath.url(for:)),
                 bio: row["bio"], postCount: row["post_count"],
                 followerCount: row["follower_count"], followingCount: row["following_count"],
-                viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]))
+                viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil)
         }
     }
 
@@ -52,6 +53,16 @@ extension SQLiteStore {
             }
             if profile.displayName != old.displayName || profile.bio != old.bio {
                 publishOnCommit(db, .profileChanged(user: profile.summary))
+            }
+            return profile
+        }
+    }
+
+    public func setHidesLikeCounts(userID: Int64, hidden: Bool) async throws -> UserProfile {
+        try await write { db in
+            try db.execute(sql: "UPDATE users SET hide_like_counts = ? WHERE id = ?", arguments: [hidden, userID])
+            guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
+                throw StoreError.notFound("user")
             }
             return profile
         }

@@ -1,21 +1,48 @@
 import ArgumentParser
 
-/// `makestagram edit POST_ID --caption TEXT`: replaces the caption of one of your posts.
+/// `makestagram edit POST_ID [--caption TEXT] [--hide-likes | --show-likes]`: changes one of your posts.
 struct Edit: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Edit the caption of one of your posts.",
-        discussion: "Everyone watching the post sees the new caption at once, marked as edited.")
+        abstract: "Edit the caption of one of your posts, or hide or show its like count.",
+        discussion: "Everyone watching the post sees the change at once; an edited caption is marked as edited.")
+
+    /// Whether others see the like count.
+    enum LikeCount: EnumerableFlag {
+        case hideLikes, showLikes
+
+        static func help(for value: LikeCount) -> ArgumentHelp? {
+            value == .hideLikes
+                ? "Hide the like count from others (they still see who liked it)." : "Show the like count again."
+        }
+    }
 
     @Argument(help: "The post's ID.") var id: Int64
-    @Option(help: "The new caption; an empty one removes it.") var caption: String
+    @Option(help: "The new caption; an empty one removes it.") var caption: String?
+    @Flag var likeCount: LikeCount?
     @OptionGroup var options: ClientOptions
+
+    func validate() throws {
+        if caption == nil && likeCount == nil {
+            throw ValidationError("Say what to change: --caption TEXT, --hide-likes or --show-likes.")
+        }
+    }
 
     func run() async throws {
         try await ClientContext.run(options) { context in
-            let post = try await context.app.client.editCaption(of: id, to: caption)
-            Output.line(
-                post.caption.isEmpty
-                    ? "Removed the caption of post \(id)." : "Post \(id) now reads: \"\(post.caption)\"")
+            let client = context.app.client
+            if let caption {
+                let post = try await client.editCaption(of: id, to: caption)
+                Output.line(
+                    post.caption.isEmpty
+                        ? "Removed the caption of post \(id)." : "Post \(id) now reads: \"\(post.caption)\"")
+            }
+            if let likeCount {
+                let post = try await client.setLikeCountHidden(of: id, likeCount == .hideLikes)
+                Output.line(
+                    post.likeCountHidden
+                        ? "Post \(id) hides its like count: only you see \(Watch.likes(post.likeCount))."
+                        : "Everyone sees post \(id)'s \(Watch.likes(post.likeCount)) again.")
+            }
         }
     }
 }

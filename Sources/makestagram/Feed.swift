@@ -44,7 +44,8 @@ struct Feed: AsyncParsableCommand {
     static func table(_ posts: [Post], now: Date = Date()) -> [String] {
         let rows = posts.map { post in
             [
-                (post.viewerHasLiked ? "♥ " : "  ") + String(post.id), post.author.username, String(post.likeCount),
+                (post.viewerHasLiked ? "♥ " : "  ") + String(post.id), post.author.username,
+                post.likeCount.map(String.init) ?? "hidden",
                 String(post.commentCount), age(post.createdAt, now: now),
                 post.caption.replacingOccurrences(of: "\n", with: " "),
             ]

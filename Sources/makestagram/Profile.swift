@@ -12,6 +12,10 @@ struct Profile: AsyncParsableCommand {
     @Option(help: "A photo to crop square as your avatar (JPEG, PNG, WebP or HEIC).", completion: .file())
     var avatar: String?
     @Flag(help: "Remove your avatar (your initials show).") var removeAvatar = false
+    @Flag(
+        inversion: .prefixedEnableDisable,
+        help: "Hide the like count of your new posts from others (--disable-hide-like-counts shows it).")
+    var hideLikeCounts: Bool?
     @Flag(help: "Print the profile as JSON.") var json = false
     @OptionGroup var options: ClientOptions
 
@@ -32,7 +36,9 @@ struct Profile: AsyncParsableCommand {
         try await ClientContext.run(options) { context in
             let client = context.app.client
             var profile = try await client.me()
-            if name != nil || bio != nil { profile = try await client.updateProfile(displayName: name, bio: bio) }
+            if name != nil || bio != nil || hideLikeCounts != nil {
+                profile = try await client.updateProfile(displayName: name, bio: bio, hideLikeCounts: hideLikeCounts)
+            }
             if let photo { profile = try await client.setAvatar(image: photo.data, fileName: photo.name) }
             if removeAvatar { profile = try await client.removeAvatar() }
             if json { return try Output.json(profile) }
@@ -41,6 +47,7 @@ struct Profile: AsyncParsableCommand {
             Output.line(
                 profile.avatarURL.map { "Avatar: \(context.server.absoluteString.trimmingSuffix("/"))\($0)" }
                     ?? "No avatar (your initials show)")
+            if profile.hideLikeCounts == true { Output.line("New posts hide their like count from others.") }
         }
     }
 }

@@ -54,9 +54,9 @@ struct Watch: AsyncParsableCommand {
         let text: String? =
             switch message {
             case .liked(let like):
-                "♥ \(like.actor.username) liked post \(like.postId) — \(count(like.likeCount, "like"))"
+                "♥ \(like.actor.username) liked post \(like.postId) — \(likes(like.likeCount))"
             case .unliked(let like):
-                "♡ \(like.actor.username) unliked post \(like.postId) — \(count(like.likeCount, "like"))"
+                "♡ \(like.actor.username) unliked post \(like.postId) — \(likes(like.likeCount))"
             case .commentCreated(let event):
                 "💬 \(event.comment.author.username) on post \(event.postId): \"\(event.comment.text)\" — "
                     + count(event.commentCount, "comment")
@@ -66,6 +66,10 @@ struct Watch: AsyncParsableCommand {
                 "📷 new post \(post.id) by \(post.author.username)"
                     + (post.caption.isEmpty ? "" : ": \"\(post.caption)\"")
             case .postEdited(let event): "✎ post \(event.postId) now reads: \"\(event.caption)\""
+            case .likeCountVisibility(let event):
+                event.likeCountHidden
+                    ? "✎ post \(event.postId) hides its like count"
+                    : "✎ post \(event.postId) shows its like count again"
             case .postDeleted(let event): "✖ post \(event.postId) deleted"
             case .userUpdated(let user): "👤 \(user.username) is now \"\(user.displayName)\""
             case .activityChanged(let unread):
@@ -79,6 +83,11 @@ struct Watch: AsyncParsableCommand {
             case .hello, .snapshot: nil
             }
         if let text { Output.line("\(time)  \(text)") }
+    }
+
+    /// "3 likes", or "likes hidden" when the author hides the count.
+    static func likes(_ number: Int?) -> String {
+        number.map { count($0, "like") } ?? "likes hidden"
     }
 
     static func count(_ number: Int, _ noun: String) -> String {

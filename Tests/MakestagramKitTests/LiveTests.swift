@@ -14,7 +14,7 @@ import Testing
             let shared = try await alice.share("chelsea.jpg", caption: "Cat")
             try await alice.homeFeed.refresh()
             let alicesPost = try #require(alice.homeFeed.posts.elements.first { $0.id == shared.id })
-            var counts: [Int] = []
+            var counts: [Int?] = []
             let watching = alicesPost.likeCount.observe { counts.append($0) }
             alice.live.start()
             try await eventually("alice's stream is live") { alice.live.status.value == .live }

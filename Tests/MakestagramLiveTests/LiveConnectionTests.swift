@@ -15,7 +15,7 @@ import Testing
         LiveDelivery(
             LikeChange(
                 postID: post, actor: UserSummary(id: 9, username: "fan", displayName: "Fan"), liked: true,
-                likeCount: count, likers: ["fan"], version: version))
+                likeCount: count, likers: ["fan"], version: version, authorID: 1))
     }
 
     func snapshot(_ id: Int64, version: Int64 = 1) -> Post {

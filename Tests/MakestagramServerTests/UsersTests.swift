@@ -90,7 +90,7 @@ import Testing
                 let alice = TestUser(profile: login.user, token: login.token)
                 let timeline: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: alice)
                 #expect(timeline.items.count == 5)
-                #expect(timeline.items.contains { $0.likeCount > 0 && $0.commentCount > 0 })
+                #expect(timeline.items.contains { ($0.likeCount ?? 0) > 0 && $0.commentCount > 0 })
                 let found: Page<UserSummary> = try await client.call(.get, "/api/v1/users?query=a", as: alice)
                 #expect(found.items.map(\.username) == ["alice"])
             }

@@ -118,6 +118,42 @@ struct SettledSink {
     }
 
     @Test(arguments: StoreFactory.all)
+    func hidingALikeCountIsPublishedOnceAndLikesSayFromWhomTheCountIsKept(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            _ = try await sink.take()
+            await #expect(throws: StoreError.forbidden) {
+                _ = try await store.setLikeCountHidden(postID: post, viewer: bob, hidden: true)
+            }
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.setLikeCountHidden(postID: post + 1000, viewer: alice, hidden: true)
+            }
+            let hidden = try await store.setLikeCountHidden(postID: post, viewer: alice, hidden: true)
+            _ = try await store.setLikeCountHidden(postID: post, viewer: alice, hidden: true)
+            #expect(hidden.likeCountHidden && hidden.likeCount == 0)
+            let bobs = try await store.setLike(postID: post, viewer: bob, liked: true)
+            #expect(bobs.likeCount == nil && bobs.viewerHasLiked, "hidden from the one who liked")
+            let alices = try await store.setLike(postID: post, viewer: alice, liked: true)
+            #expect(alices.likeCount == 2, "the author sees the count")
+            let events = try await sink.take().filter { if case .activityChanged = $0 { false } else { true } }
+            guard events.count == 3,
+                case .likeCountHiddenChanged(post, alice, true, 0, hidden.version) = events[0],
+                case .likeChanged(let byBob) = events[1], case .likeChanged(let byAlice) = events[2]
+            else {
+                Issue.record("unexpected events: \(events)")
+                return
+            }
+            #expect(byBob.countHidden && byBob.authorID == alice && byBob.likeCount == 1)
+            #expect(byAlice.countHidden && byAlice.likeCount == 2)
+            let stored = try #require(try await store.post(id: post, viewer: bob))
+            #expect(stored.likeCountHidden && stored.likeCount == 2, "the store keeps the exact count; showing decides")
+            #expect(stored.seen(by: bob).likeCount == nil && stored.seen(by: alice).likeCount == 2)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func profileChangesPublishTheNewSummary(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")

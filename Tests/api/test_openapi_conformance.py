@@ -149,6 +149,21 @@ def test_every_response_matches_the_document(server):
     latest = activity["items"][0]["latestId"]
     assert api.request("POST", f"{v1}/activity/read", token=alice, json={"through": latest}).json() == {"unreadCount": 0}
     api.request("GET", f"{v1}/activity", token=bob)
+    hidden = api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": True}).json()
+    assert hidden["likeCountHidden"] and hidden["likeCount"] == 1, "the author still sees the count"
+    seen = api.request("GET", f"{v1}/posts/{pid}", token=bob).json()
+    assert seen["likeCountHidden"] and "likeCount" not in seen and seen["likers"] == ["bob"]
+    assert "likeCount" not in api.request("DELETE", f"{v1}/posts/{pid}/like", token=bob).json()
+    assert "likeCount" not in api.request("PUT", f"{v1}/posts/{pid}/like", token=bob).json()
+    assert "likeCount" not in api.request("GET", f"{v1}/timeline", token=bob).json()["items"][0]
+    api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={})
+    api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": "yes"})
+    shown = api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": False}).json()
+    assert not shown["likeCountHidden"] and shown["likeCount"] == 1
+    me = api.request("PATCH", v1 + "/me", token=alice, json={"hideLikeCounts": True}).json()
+    assert me["hideLikeCounts"] is True
+    assert "hideLikeCounts" not in api.request("GET", f"{v1}/users/alice", token=bob).json()
+    api.request("PATCH", v1 + "/me", token=alice, json={"hideLikeCounts": False})
     api.request("DELETE", f"{v1}/comments/{comment['id']}", token=alice)
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})

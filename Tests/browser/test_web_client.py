@@ -338,3 +338,56 @@ def test_phone_width_layout_and_search(browsers, sign_up):
     width = browser.driver.execute_script("return document.documentElement.scrollWidth")
     assert width <= 390, "nothing overflows a phone's width"
     browser.screenshot("feed-phone")
+
+
+def test_hiding_a_like_count_changes_the_other_browser_live(browsers, sign_up):
+    alice, bob, carol = sign_up("alice"), sign_up("bob"), sign_up("carol")
+    post = alice.post_photo("rocket.jpg", "Launch day")
+    bob.api("PUT", f"/users/{alice.username}/follow")
+    carol.api("PUT", f"/posts/{post['id']}/like")
+    selector = f'article[data-post-id="{post["id"]}"]'
+
+    bobs = browsers()
+    bobs.log_in(bob)
+    bobs.card(post["id"])
+    assert bobs.text(f"{selector} .like-count") == "1 like"
+    bobs.click(f"{selector} .more")
+    assert "Hide like count" not in bobs.text("dialog .menu"), "only the author is offered the switch"
+    bobs.click("dialog .dialog-header button")
+
+    alices = browsers()
+    alices.log_in(alice)
+    alices.card(post["id"])
+    alices.click(f"{selector} .more")
+    [hide] = [item for item in alices.find_all("dialog .menu-item") if item.text == "Hide like count"]
+    hide.click()
+    alices.wait_until(lambda: alices.text(f"{selector} .like-count") == "1 like · only you see this")
+
+    bobs.wait_until(
+        lambda: not bobs.find(f"{selector} .like-count").is_displayed(), message="the count leaves bob's card live"
+    )
+    assert bobs.text(f"{selector} .liked-by") == f"Liked by {carol.username} and others"
+    bobs.screenshot("like-count-hidden")
+    bobs.click(f"{selector} .like-button")
+    bobs.wait_until(lambda: bobs.text(f"{selector} .liked-by") == f"Liked by {bob.username} and others")
+    assert not bobs.find(f"{selector} .like-count").is_displayed(), "liking does not reveal the count"
+    alices.wait_until(lambda: alices.text(f"{selector} .like-count") == "2 likes · only you see this")
+
+    alices.click(f"{selector} .more")
+    [show] = [item for item in alices.find_all("dialog .menu-item") if item.text == "Show like count"]
+    show.click()
+    bobs.wait_until(lambda: bobs.find(f"{selector} .like-count").is_displayed() and
+                    bobs.text(f"{selector} .like-count") == "2 likes", message="shown again, live")
+
+    # The profile's default: new posts hide their count from the start.
+    alices.open(f"/u/{alice.username}")
+    [edit] = [button for button in alices.find_all("button") if button.text == "Edit profile"]
+    edit.click()
+    alices.click("#profile-hide-like-counts")
+    alices.click('dialog button[type="submit"]')
+    alices.wait_until(lambda: not alices.find_all("dialog[open]"), message="the profile is saved")
+    newer = alice.post_photo("hubble.jpg", "Deep field")
+    assert newer["likeCountHidden"] is True
+    bobs.wait_for(".new-posts-pill").click()
+    bobs.card(newer["id"])
+    assert not bobs.find(f'article[data-post-id="{newer["id"]}"] .like-count').is_displayed()

@@ -169,3 +169,21 @@ def test_activity_lists_what_others_did_and_marks_it_read(terminal):
     assert not any(line.startswith("•") for line in ann.run("activity").stdout.splitlines()), "printed: now read"
     page = json.loads(ann.run("activity", "--json", "--limit", "1").stdout)
     assert page["items"][0]["kind"] == "follow" and page["nextCursor"]
+
+
+def test_hiding_like_counts_from_the_command_line(terminal):
+    ann, ben = terminal("ann"), terminal("ben")
+    ann_name, ben_name = name("ann"), name("ben")
+    ann.run("signup", ann_name, "--password-stdin", stdin="correct horse\n")
+    ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
+    post = json.loads(ann.run("post", str(PHOTOS / "chelsea.jpg"), "--json").stdout)
+    ben.run("like", str(post["id"]))
+    assert "only you see 1 like" in ann.run("edit", str(post["id"]), "--hide-likes").stdout
+    row = [line for line in ben.run("feed", "--user", ann_name).stdout.splitlines() if str(post["id"]) in line][0]
+    assert " hidden " in row
+    assert "likeCount" not in json.loads(ben.run("feed", "--user", ann_name, "--json").stdout)["items"][0]
+    assert "again" in ann.run("edit", str(post["id"]), "--show-likes").stdout
+    assert "--caption TEXT" in ann.run("edit", str(post["id"]), ok=False).stderr
+    assert "New posts hide" in ann.run("profile", "--enable-hide-like-counts").stdout
+    newer = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--json").stdout)
+    assert newer["likeCountHidden"] is True

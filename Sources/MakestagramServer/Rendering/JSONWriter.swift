@@ -124,14 +124,17 @@ struct JSONWriter {
         raw("}")
     }
 
+    /// A post as it stands (the caller leaves out a hidden count with ``Post/seen(by:)``).
     mutating func post(_ post: Post) {
-        postUpToViewerHasLiked(post)
+        postUpToLikeCount(post)
+        if let likeCount = post.likeCount { likeCountField(likeCount) }
+        postFromLikeCountToViewerHasLiked(post)
         bool(post.viewerHasLiked)
         postAfterViewerHasLiked(post)
     }
 
-    /// A post's JSON before the value of `viewerHasLiked`, the one field that depends on who reads it.
-    mutating func postUpToViewerHasLiked(_ post: Post) {
+    /// A post's JSON before its like count, which not every reader may see (``Post/likeCountHidden``).
+    mutating func postUpToLikeCount(_ post: Post) {
         raw("{\"id\":")
         integer(post.id)
         raw(",\"createdAt\":")
@@ -152,8 +155,20 @@ struct JSONWriter {
         variant(post.image.full)
         raw(",\"thumb\":")
         variant(post.image.thumb)
-        raw("},\"likeCount\":")
-        integer(post.likeCount)
+        raw("}")
+    }
+
+    /// The like count, as a field following another.
+    mutating func likeCountField(_ count: Int) {
+        raw(",\"likeCount\":")
+        integer(count)
+    }
+
+    /// A post's JSON from after its like count up to the value of `viewerHasLiked`, the one field that depends on who
+    /// reads it.
+    mutating func postFromLikeCountToViewerHasLiked(_ post: Post) {
+        raw(",\"likeCountHidden\":")
+        bool(post.likeCountHidden)
         raw(",\"commentCount\":")
         integer(post.commentCount)
         raw(",\"viewerHasLiked\":")
@@ -172,9 +187,13 @@ struct JSONWriter {
 
     /// The answer to a like or unlike, the hottest write.
     mutating func likeState(_ state: LikeState) {
-        raw("{\"likeCount\":")
-        integer(state.likeCount)
-        raw(",\"viewerHasLiked\":")
+        raw("{")
+        if let likeCount = state.likeCount {
+            raw("\"likeCount\":")
+            integer(likeCount)
+            raw(",")
+        }
+        raw("\"viewerHasLiked\":")
         bool(state.viewerHasLiked)
         raw(",\"likers\":[")
         elements(state.likers) { $0.string($1) }
@@ -251,10 +270,10 @@ extension LikeState {
 }
 
 extension Post {
-    /// This post as a response written by ``JSONWriter``.
-    func written(status: HTTPResponse.Status = .ok) -> WrittenJSON {
+    /// This post as `viewer` may see it, as a response written by ``JSONWriter``.
+    func written(for viewer: Int64, status: HTTPResponse.Status = .ok) -> WrittenJSON {
         var writer = JSONWriter(capacity: 1024)
-        writer.post(self)
+        writer.post(seen(by: viewer))
         return WrittenJSON(status: status, writer: writer)
     }
 }

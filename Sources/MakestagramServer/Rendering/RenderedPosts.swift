@@ -9,17 +9,26 @@ import Synchronization
 /// A post's JSON changes with its version (every like, unlike, comment, caption edit and deletion bumps it) and with
 /// the names and avatars of its author and commenters, which the store's ``Store/renderEpoch`` follows: so an entry
 /// at the version a list reads, rendered at the epoch the list was read at, is that post's JSON as it is now, but for
-/// `viewerHasLiked`, which the store answers per reader and which is written between the entry's two halves. The
+/// `viewerHasLiked`, which the store answers per reader, and the like count, which a post's author may hide from
+/// everyone else: each is written into its own gap between the entry's parts. The
 /// store asks ``holds(_:_:epoch:)`` while it reads a list and decodes only the posts held at no or another version.
 final class RenderedPosts: Sendable {
-    /// A post's JSON without the value of `viewerHasLiked`.
+    /// A post's JSON without its like count and the value of `viewerHasLiked`.
     struct Rendered: Sendable {
         let version: Int64
         /// The store's render epoch when the post was read.
         let epoch: UInt64
         let json: ByteBuffer
+        /// Where the like count goes in ``json``, for the readers who may see it.
+        let countSplit: Int
         /// Where the value of `viewerHasLiked` goes in ``json``.
         let split: Int
+        let likeCount: Int
+        /// Whether only `author` sees the count.
+        let countHidden: Bool
+        let author: Int64
+
+        func showsCount(to viewer: Int64) -> Bool { !countHidden || viewer == author }
     }
 
     private struct State {
@@ -57,10 +66,14 @@ final class RenderedPosts: Sendable {
     /// change).
     private func keep(_ post: Post, epoch: UInt64) -> Rendered {
         var writer = JSONWriter(capacity: 1024)
-        writer.postUpToViewerHasLiked(post)
+        writer.postUpToLikeCount(post)
+        let countSplit = writer.buffer.readableBytes
+        writer.postFromLikeCountToViewerHasLiked(post)
         let split = writer.buffer.readableBytes
         writer.postAfterViewerHasLiked(post)
-        let rendered = Rendered(version: post.version, epoch: epoch, json: writer.buffer, split: split)
+        let rendered = Rendered(
+            version: post.version, epoch: epoch, json: writer.buffer, countSplit: countSplit, split: split,
+            likeCount: post.likeCount ?? 0, countHidden: post.likeCountHidden, author: post.author.id)
         let size = rendered.json.capacity
         state.withLock { state in
             if let held = state.entries[post.id] {
@@ -110,10 +123,13 @@ final class RenderedPosts: Sendable {
         writer.page(
             items.compactMap { $0 }, next: result.nextCursor(list), newer: result.newerCursor(list)
         ) { writer, item in
-            item.rendered.json.withUnsafeReadableBytes { json in
-                writer.json(UnsafeRawBufferPointer(rebasing: json[..<item.rendered.split]))
+            let rendered = item.rendered
+            rendered.json.withUnsafeReadableBytes { json in
+                writer.json(UnsafeRawBufferPointer(rebasing: json[..<rendered.countSplit]))
+                if rendered.showsCount(to: viewer) { writer.likeCountField(rendered.likeCount) }
+                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.countSplit..<rendered.split]))
                 writer.bool(item.viewerHasLiked)
-                writer.json(UnsafeRawBufferPointer(rebasing: json[item.rendered.split...]))
+                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
             }
         }
         return WrittenJSON(writer: writer)

@@ -69,7 +69,7 @@ struct PostsController<S: Store>: Sendable {
         guard let post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
             throw APIError.notFound("post")
         }
-        return post.written()
+        return post.written(for: user.id)
     }
 
     /// Replaces the caption of one of the user's own posts.
@@ -77,9 +77,20 @@ struct PostsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(EditPostRequest.self)
-        let caption = try TextInput.multiline(input.caption, field: "caption", length: Limits.captionLength)
+        let caption = try input.caption.map {
+            try TextInput.multiline($0, field: "caption", length: Limits.captionLength)
+        }
+        guard caption != nil || input.hideLikeCount != nil else {
+            throw APIError.malformedBody("Send the fields to change: caption, hideLikeCount or both.")
+        }
         try limits.take(.edits, user: user.id)
-        return try await store.editCaption(postID: postID, viewer: user.id, caption: caption).written()
+        var post: Post?
+        if let caption { post = try await store.editCaption(postID: postID, viewer: user.id, caption: caption) }
+        if let hidden = input.hideLikeCount {
+            post = try await store.setLikeCountHidden(postID: postID, viewer: user.id, hidden: hidden)
+        }
+        guard let post else { throw APIError.notFound("post") }
+        return post.written(for: user.id)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {

@@ -27,7 +27,11 @@ struct ProfileController<S: Store>: Sendable {
         let name = try input.displayName.map(TextInput.displayName)
         let bio = try input.bio.map { try TextInput.multiline($0, field: "bio", length: Limits.bioLength) }
         try limits.take(.edits, user: user.id)
-        return try await store.updateProfile(userID: user.id, displayName: name, bio: bio)
+        var profile = try await store.updateProfile(userID: user.id, displayName: name, bio: bio)
+        if let hidden = input.hideLikeCounts {
+            profile = try await store.setHidesLikeCounts(userID: user.id, hidden: hidden)
+        }
+        return profile
     }
 
     /// Takes a photo (multipart field `image`) through the photo pipeline as the new avatar.

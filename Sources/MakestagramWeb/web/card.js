@@ -45,8 +45,20 @@ export function commentItem(comment, post) {
   );
 }
 
-/** The "Liked by alice, bob and 3 others" line. */
+/** The "Liked by alice, bob and 3 others" line; "Liked by alice and others" when the author hides the count. */
 function likedBy(view, openLikers) {
+  if (view.likeCount === null) {
+    if (!view.likers.length) return h("p.liked-by.muted", {}, "Be the first to like this");
+    const name = view.likers[0];
+    return h(
+      "p.liked-by",
+      {},
+      "Liked by ",
+      h("a.user-link", { href: `/u/${name}` }, name),
+      " and ",
+      h("button.text-button.strong", { type: "button", onclick: openLikers }, "others"),
+    );
+  }
   if (view.likeCount === 0) return h("p.liked-by.muted", {}, "Be the first to like this");
   const names = view.likers.slice(0, Math.min(view.likers.length, view.likeCount));
   const others = view.likeCount - names.length;
@@ -188,7 +200,11 @@ export function postCard(id, { detail = false, navigate } = {}) {
     heart.setAttribute("aria-label", "Like");
     heart.classList.toggle("liked", view.viewerHasLiked);
     replace(heart, icon("heart"));
-    likeCount.textContent = plural(view.likeCount, "like");
+    // Without a number when the author hides it from this viewer; the author sees theirs, marked as hidden.
+    likeCount.hidden = view.likeCount === null;
+    if (view.likeCount !== null) {
+      likeCount.textContent = plural(view.likeCount, "like") + (view.likeCountHidden ? " · only you see this" : "");
+    }
     replace(likedByLine, likedBy(view, openLikers));
     replace(
       captionLine,
@@ -285,6 +301,24 @@ function options(id, mine, navigate) {
             },
           },
           "Edit caption",
+        ),
+      mine &&
+        h(
+          "button.menu-item",
+          {
+            type: "button",
+            onclick: async () => {
+              close();
+              const hidden = !store.view(id)?.likeCountHidden;
+              try {
+                await store.setLikeCountHidden(id, hidden);
+                toast(hidden ? "Only you see the like count now" : "Everyone sees the like count again");
+              } catch (error) {
+                toast(`Couldn't change it: ${error.message}`, { error: true });
+              }
+            },
+          },
+          store.view(id)?.likeCountHidden ? "Show like count" : "Hide like count",
         ),
       mine
         ? h(

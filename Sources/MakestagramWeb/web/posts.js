@@ -21,7 +21,11 @@ class PostModel {
   get view() {
     const post = this.post;
     const liked = this.desiredLike ?? post.viewerHasLiked;
-    const likeCount = post.likeCount + Number(liked) - Number(post.viewerHasLiked);
+    // Absent when the author hides the count from this viewer.
+    const likeCount =
+      post.likeCount === undefined || post.likeCount === null
+        ? null
+        : post.likeCount + Number(liked) - Number(post.viewerHasLiked);
     let likers = post.likers;
     const me = store.me?.username;
     if (me && liked && !likers.includes(me)) likers = [me, ...likers].slice(0, limits.likersPreview);
@@ -109,7 +113,7 @@ export const store = {
         const state = await (liked ? api.put(`/posts/${id}/like`) : api.delete(`/posts/${id}/like`));
         if (state.version > model.post.version) {
           Object.assign(model.post, {
-            likeCount: state.likeCount,
+            likeCount: state.likeCount ?? null,
             viewerHasLiked: state.viewerHasLiked,
             likers: state.likers,
             version: state.version,
@@ -161,6 +165,13 @@ export const store = {
   /** Replaces the caption of the viewer's own post; shown when the server has it. */
   async editCaption(id, caption) {
     const post = await api.patch(`/posts/${id}`, { caption });
+    this.take([post]);
+    return post;
+  },
+
+  /** Hides the like count of the viewer's own post from everyone else, or shows it again. */
+  async setLikeCountHidden(id, hidden) {
+    const post = await api.patch(`/posts/${id}`, { hideLikeCount: hidden });
     this.take([post]);
     return post;
   },
@@ -217,10 +228,14 @@ export const store = {
       case "post.liked":
       case "post.unliked":
         Object.assign(post, {
-          likeCount: message.likeCount,
+          likeCount: message.likeCount ?? null,
           likers: message.likers,
           viewerHasLiked: message.viewerHasLiked,
         });
+        return model.notify({ type: "like" });
+      case "post.likeCountVisibility":
+        post.likeCountHidden = message.likeCountHidden;
+        post.likeCount = message.likeCount ?? null;
         return model.notify({ type: "like" });
       case "post.edited":
         post.caption = message.caption;

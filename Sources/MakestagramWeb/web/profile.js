@@ -94,7 +94,7 @@ export function profileView(root, { params, logOut, live }) {
     const renderOverlay = (current) =>
       replace(
         overlay,
-        h("span", {}, icon("heart"), current.likeCount.toLocaleString()),
+        current.likeCount !== null && h("span", {}, icon("heart"), current.likeCount.toLocaleString()),
         h("span", {}, icon("comment"), current.commentCount.toLocaleString()),
       );
     renderOverlay(view);
@@ -103,7 +103,8 @@ export function profileView(root, { params, logOut, live }) {
       {},
       h(
         "a.tile",
-        { href: `/p/${post.id}`, "aria-label": `${post.caption || "Photo"} — ${plural(view.likeCount, "like")}` },
+        { href: `/p/${post.id}`, "aria-label": `${post.caption || "Photo"}${view.likeCount === null ? "" : ` — ${plural(view.likeCount, "like")}`}`,
+        },
         h("img", {
           src: thumb.url,
           width: thumb.width,
@@ -268,6 +269,8 @@ function editProfile(profile, edited) {
     name.value = profile.displayName;
     const bio = h("textarea.textarea", { id: "profile-bio", name: "bio", rows: 3, maxlength: limits.bioLength[1] });
     bio.value = profile.bio;
+    const hideCounts = h("input", { type: "checkbox", id: "profile-hide-like-counts", name: "hideLikeCounts" });
+    hideCounts.checked = !!profile.hideLikeCounts;
     const save = h("button.button", { type: "submit" }, "Save");
 
     const avatarChange = async (request) => {
@@ -299,7 +302,13 @@ function editProfile(profile, edited) {
           save.disabled = true;
           error.textContent = "";
           try {
-            edited(await api.patch("/me", { displayName: name.value.trim(), bio: bio.value.trim() }));
+            edited(
+              await api.patch("/me", {
+                displayName: name.value.trim(),
+                bio: bio.value.trim(),
+                hideLikeCounts: hideCounts.checked,
+              }),
+            );
             close();
             toast("Profile saved");
           } catch (problem) {
@@ -320,6 +329,17 @@ function editProfile(profile, edited) {
       name,
       h("label", { for: "profile-bio" }, "Bio"),
       bio,
+      h(
+        "label.checkbox-row",
+        { for: "profile-hide-like-counts" },
+        hideCounts,
+        h(
+          "span",
+          {},
+          "Hide like counts on my new posts",
+          h("span.muted.checkbox-hint", {}, "Others see who liked a photo, not how many. You always see yours."),
+        ),
+      ),
       error,
       h(
         "div.dialog-actions",
