@@ -5,16 +5,20 @@ import MakestagramStore
 
 extension SQLiteStore {
     /// Publishes, as the current write commits, the unread activity count of every user whose count it changed (the
-    /// schema's triggers note them in `activity_touched`), and empties the note.
+    /// schema's triggers note them in `activity_touched`), and empties the note. Every write runs this, so it reads
+    /// only the note (a join with `users` let the planner scan every user: 0.3 ms a write at 10,000 users).
     func publishTouchedActivity(_ db: Database) throws {
         let rows = try Row.fetchAll(
             db.cachedStatement(
                 sql: """
-                    SELECT t.user_id, u.activity_unread FROM activity_touched t JOIN users u ON u.id = t.user_id
+                    SELECT user_id, (SELECT activity_unread FROM users WHERE id = user_id) AS unread
+                    FROM activity_touched
                     """))
         try db.cachedStatement(sql: "DELETE FROM activity_touched").execute()
         for row in rows {
-            publishOnCommit(db, .activityChanged(user: row[0], unreadCount: row[1]))
+            // A user deleted in this transaction has no count left to show.
+            guard let unread: Int = row[1] else { continue }
+            publishOnCommit(db, .activityChanged(user: row[0], unreadCount: unread))
         }
     }
 

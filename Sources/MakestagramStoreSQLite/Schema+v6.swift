@@ -5,7 +5,11 @@ extension Schema {
     /// triggers in the same transaction as the like, comment or follow itself.
     ///
     /// Each `activity` row points at the row that caused it (`like_id`, `comment_id`, `follow_id`) with ON DELETE
-    /// CASCADE, so an unlike, a deleted comment or post, an unfollow or a deleted user withdraws it by construction.
+    /// CASCADE, so an unlike, a deleted comment or post, an unfollow or a deleted user withdraws it by construction:
+    /// a deleted post or user takes its likes, comments and follows with it, and they take their activity. So
+    /// `actor_id` and `post_id` need neither a foreign key nor an index of their own; every index costs each like a
+    /// page write, and a like is the hottest write (Benchmarks/RESULTS.md). The source keys' unique indexes are
+    /// partial, holding only the rows of their kind.
     /// Rows are grouped as people read them (`group_key`): the likes of one post on one day ("bob and 3 others liked
     /// your photo"), the follows of one day, each comment alone. `activity_groups` holds each group's newest row,
     /// size and unread count, so a page of groups is one index range; `users.activity_unread` counts the unread rows.
@@ -19,12 +23,12 @@ extension Schema {
                 CREATE TABLE activity (
                   id INTEGER PRIMARY KEY AUTOINCREMENT,
                   recipient_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                  actor_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                  actor_id INTEGER NOT NULL,
                   kind TEXT NOT NULL CHECK (kind IN ('like', 'comment', 'follow')),
-                  post_id INTEGER REFERENCES posts(id) ON DELETE CASCADE,
-                  like_id INTEGER UNIQUE REFERENCES likes(id) ON DELETE CASCADE,
-                  comment_id INTEGER UNIQUE REFERENCES comments(id) ON DELETE CASCADE,
-                  follow_id INTEGER UNIQUE REFERENCES follows(id) ON DELETE CASCADE,
+                  post_id INTEGER,
+                  like_id INTEGER REFERENCES likes(id) ON DELETE CASCADE,
+                  comment_id INTEGER REFERENCES comments(id) ON DELETE CASCADE,
+                  follow_id INTEGER REFERENCES follows(id) ON DELETE CASCADE,
                   group_key TEXT NOT NULL,
                   unread INTEGER NOT NULL DEFAULT 1 CHECK (unread IN (0, 1)),
                   created_at REAL NOT NULL,
@@ -32,14 +36,15 @@ extension Schema {
                 );
                 CREATE INDEX activity_group ON activity(recipient_id, group_key, id);
                 CREATE INDEX activity_unread ON activity(recipient_id, id) WHERE unread = 1;
-                CREATE INDEX activity_actor ON activity(actor_id);
-                CREATE INDEX activity_post ON activity(post_id);
+                CREATE UNIQUE INDEX activity_like ON activity(like_id) WHERE like_id IS NOT NULL;
+                CREATE UNIQUE INDEX activity_comment ON activity(comment_id) WHERE comment_id IS NOT NULL;
+                CREATE UNIQUE INDEX activity_follow ON activity(follow_id) WHERE follow_id IS NOT NULL;
 
                 CREATE TABLE activity_groups (
                   recipient_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
                   group_key TEXT NOT NULL,
                   kind TEXT NOT NULL,
-                  post_id INTEGER REFERENCES posts(id) ON DELETE CASCADE,
+                  post_id INTEGER,
                   newest_id INTEGER NOT NULL,
                   size INTEGER NOT NULL CHECK (size >= 0),
                   unread INTEGER NOT NULL CHECK (unread >= 0),
