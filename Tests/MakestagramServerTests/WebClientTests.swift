@@ -9,7 +9,7 @@ import Testing
 @testable import MakestagramServer
 
 @Suite struct WebClientTests {
-    @Test(arguments: ["/", "/login", "/signup", "/new", "/search", "/u/alice", "/p/42"])
+    @Test(arguments: ["/", "/login", "/signup", "/new", "/search", "/activity", "/u/alice", "/p/42"])
     func everyPageOfTheAppAnswersWithTheClient(path: String) async throws {
         try await TestServer.run({ $0.maxUploadBytes = 1234 }) { client, _ in
             let response = try await client.executeRequest(uri: path, method: .get, headers: [:], body: nil)
@@ -56,6 +56,25 @@ import Testing
         try await TestServer.run { client, _ in
             let problem = try await client.problem(.get, path)
             #expect(problem.status == 404)
+        }
+    }
+
+    /// A mistyped link in a browser gets the app, which says "Page not found" and leads on, with status 404; the API,
+    /// files and clients that do not ask for HTML keep getting problems.
+    @Test func aBrowserAskingForAnUnknownPageGetsTheAppWithA404() async throws {
+        try await TestServer.run { client, _ in
+            let html: HTTPFields = [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"]
+            let page = try await client.executeRequest(uri: "/no/such/page", method: .get, headers: html, body: nil)
+            #expect(page.status == .notFound)
+            #expect(page.headers[.contentType] == "text/html; charset=utf-8")
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'self'") == true)
+            #expect(String(buffer: page.body).contains(#"src="/app/main.js""#))
+            for path in ["/api/v1/nothing", "/media/nothing.jpg", "/app/nothing.js"] {
+                let answer = try await client.executeRequest(uri: path, method: .get, headers: html, body: nil)
+                #expect(answer.status == .notFound && answer.headers[.contentType] == "application/problem+json")
+            }
+            let posted = try await client.executeRequest(uri: "/no/such/page", method: .post, headers: html, body: nil)
+            #expect(posted.headers[.contentType] == "application/problem+json")
         }
     }
 }

@@ -133,7 +133,7 @@ func buildRouter<S: Store>(
     let base = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let router = RecordingRouter(base, table: methods)
     _ = MetricsBootstrap.registry
-    router.add(middleware: ProblemMiddleware(methods: methods))
+    router.add(middleware: ProblemMiddleware(methods: methods, notFoundPage: web.notFoundPage))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
     router.addRoutes(MediaController(media: worker.media).routes)
     router.addRoutes(web.routes)

@@ -17,6 +17,8 @@ struct ProblemMiddleware: RouterMiddleware {
     let metrics = RequestMetrics()
     /// The methods of each route, for answering 405 to a known path asked with another method.
     let methods: MethodTable
+    /// The answer to a browser asking for a page that does not exist (the app, which says so), or nil for a problem.
+    var notFoundPage: @Sendable (Request) -> Response? = { _ in nil }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -30,7 +32,12 @@ struct ProblemMiddleware: RouterMiddleware {
             var apiError = APIError(error)
             if case .notFound("route") = apiError {
                 let allowed = methods.allowed(for: request.uri.path)
-                if !allowed.isEmpty { apiError = .methodNotAllowed(allow: allowed) }
+                if !allowed.isEmpty {
+                    apiError = .methodNotAllowed(allow: allowed)
+                } else if let page = notFoundPage(request) {
+                    finish(request, context, status: page.status.code, start: start, failed: true)
+                    return page
+                }
             }
             let problem = apiError.problem
             if case .clientAborted = apiError {

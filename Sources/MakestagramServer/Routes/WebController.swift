@@ -20,7 +20,7 @@ struct WebController: Sendable {
     let index: Asset
 
     /// The paths the browser-side router knows; each answers with `index.html`.
-    static let pages = ["", "login", "signup", "new", "search", "u/:username", "p/:id"]
+    static let pages = ["", "login", "signup", "new", "search", "activity", "u/:username", "p/:id"]
 
     /// Reads the client's files (MakestagramWeb); `maxUploadBytes` goes into its constants, so that the upload
     /// screen can refuse a file that is too big before sending it.
@@ -68,13 +68,25 @@ struct WebController: Sendable {
         return routes
     }
 
+    /// For a browser asking for a page the app does not have (a mistyped link): the app with status 404, which shows
+    /// "Page not found" with a way on. Requests for the API, media and files, and those that do not accept HTML, get
+    /// the problem as before.
+    @Sendable func notFoundPage(_ request: Request) -> Response? {
+        guard request.method == .get || request.method == .head,
+            request.headers[.accept]?.contains("text/html") == true
+        else { return nil }
+        let path = request.uri.path
+        for prefix in ["/api/", "/media/", "/app/"] where path.hasPrefix(prefix) { return nil }
+        return respond(request, with: index, isPage: true, status: .notFound)
+    }
+
     /// The page's security policy: only this origin's scripts, styles, images (and previews of the photo being
     /// uploaded), and no framing.
     static let contentSecurityPolicy =
         "default-src 'self'; img-src 'self' blob: data:; connect-src 'self'; "
         + "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
-    func respond(_ request: Request, with asset: Asset, isPage: Bool) -> Response {
+    func respond(_ request: Request, with asset: Asset, isPage: Bool, status: HTTPResponse.Status = .ok) -> Response {
         var headers: HTTPFields = [
             .contentType: asset.contentType, .eTag: asset.etag, .cacheControl: "no-cache",
         ]
@@ -83,12 +95,12 @@ struct WebController: Sendable {
             headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
             headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         }
-        if let match = request.headers[.ifNoneMatch],
+        if status == .ok, let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == asset.etag })
         {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentLength] = String(asset.body.readableBytes)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: asset.body))
     }
 }
