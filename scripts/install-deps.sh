@@ -26,4 +26,10 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet -r "$here/Tests/requirements.txt" \
       || python3 -m pip install --quiet --break-system-packages -r "$here/Tests/requirements.txt"
   fi
+  # axe-core for the accessibility test, from the package that ships a current one (4.12); only its script is used,
+  # so its Playwright dependency (which would want browsers of its own) is left out.
+  if ! python3 -c "import axe_playwright_python.base" 2>/dev/null; then
+    python3 -m pip install --quiet --no-deps "axe-playwright-python>=0.1.8" \
+      || python3 -m pip install --quiet --no-deps --break-system-packages "axe-playwright-python>=0.1.8"
+  fi
 fi

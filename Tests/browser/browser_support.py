@@ -1,10 +1,12 @@
 """Helpers for the browser tests: headless Chromium driven by Selenium (Debian's chromium and chromium-driver),
 people with accounts, and screenshots of what the tests see."""
+import json
 import pathlib
 import shutil
 
 import pytest
 import requests
+from axe_playwright_python.base import AXE_SCRIPT
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -111,6 +113,27 @@ class Browser:
     def screenshot(self, name: str):
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+    def accessibility_violations(self) -> list[str]:
+        """What axe-core (from the axe-playwright-python package, 4.12) finds against WCAG 2.1 A and AA on the page as it
+        is now: one line per rule and element."""
+        self.driver.execute_script(AXE_SCRIPT)
+        self.driver.set_script_timeout(60)
+        # Only the findings come back: the whole result holds DOM references that take minutes to serialise.
+        violations = json.loads(self.driver.execute_async_script(
+            """
+            const done = arguments[arguments.length - 1];
+            axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]}})
+              .then((results) => done(JSON.stringify(results.violations.map((violation) => ({
+                id: violation.id, impact: violation.impact,
+                nodes: violation.nodes.map((node) => ({target: node.target, summary: node.failureSummary})),
+              })))), (error) => done(JSON.stringify([{id: "axe-error", impact: String(error), nodes: []}])));
+            """))
+        return [
+            f"{violation['id']} ({violation['impact']}): {node['target']} {node['summary']}"
+            for violation in violations
+            for node in violation["nodes"] or [{"target": "", "summary": ""}]
+        ]
 
     def console_errors(self, allow: tuple[str, ...] = ()) -> list[str]:
         """Severe console messages since the last call, except those containing an allowed text."""

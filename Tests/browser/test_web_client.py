@@ -186,6 +186,12 @@ def test_a_new_name_bio_and_avatar_show_on_old_posts_without_a_reload(browsers, 
     alices.wait_until(lambda: not alices.find_all("dialog .avatar-preview img.avatar"))
     bobs.wait_until(lambda: not bobs.find_all(f"{selector} .card-header img.avatar"), message="initials again")
 
+    # A profile page open elsewhere follows a new bio without a reload.
+    bobs.open(f"/u/{alice.username}")
+    bobs.wait_until(lambda: bobs.text(".profile-bio") == "Cats, mostly")
+    alice.api("PATCH", "/me", json={"bio": "Cats and coffee"})
+    bobs.wait_until(lambda: bobs.text(".profile-bio") == "Cats and coffee", message="the new bio reaches bob live")
+
 
 def test_infinite_scroll_loads_older_pages(browsers, sign_up):
     person = sign_up("prolific")

@@ -120,6 +120,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
     id: `comment-${number}`,
     name: "text",
     placeholder: "Add a comment…",
+    "aria-label": `Add a comment to ${post.author.username}'s post`,
     autocomplete: "off",
     maxlength: limits.commentLength[1],
     required: true,

@@ -60,7 +60,8 @@ export function icon(name, className = "") {
   return template.content.firstChild;
 }
 
-const AVATAR_COLOURS = ["#e1306c", "#833ab4", "#fd1d1d", "#f77737", "#405de6", "#2a9d8f", "#c13584", "#5851db"];
+// Each dark enough for white initials (at least 4.6 : 1, WCAG AA for small text).
+const AVATAR_COLOURS = ["#d82e67", "#833ab4", "#e61a1a", "#b95929", "#405de6", "#228276", "#c13584", "#5851db"];
 
 /** A round avatar: the user's picture, or their initials on a colour chosen from their username. */
 export function avatar(user, size = 32) {

@@ -70,7 +70,12 @@ export function postView(root, { params, live, navigate }) {
     // The comment list sits inside the card, above its comment box.
     const form = card.element.querySelector(".comment-form");
     form.before(h("h2.visually-hidden", {}, "Comments"), comments, more, status);
-    replace(root, card.element);
+    // The page's heading, for screen readers (the card shows the author and caption itself).
+    replace(
+      root,
+      h("h1.visually-hidden", {}, `Post by ${post.author.username}${post.caption ? `: ${post.caption}` : ""}`),
+      card.element,
+    );
     live.watch([id]);
     stopObserving = store.observe(id, (view, change) => {
       if (change?.type === "comment.created" && (exhausted || shown.size === 0)) show(change.comment);

@@ -182,12 +182,25 @@ export function profileView(root, { params, logOut, live }) {
       bio.hidden = !profile.bio;
     };
     renderIdentity();
-    stopUserUpdates = store.onUserUpdated((user) => {
+    stopUserUpdates = store.onUserUpdated(async (user) => {
       if (user.id !== profile.id) return;
-      // An event carries the small avatar only; the large one comes with the next load of the page.
+      // An event carries the name and small avatar: show them at once, then read the bio and the large avatar.
       const largeStillRight = user.avatarURL === profile.avatarURL;
       Object.assign(profile, user, { avatarLargeURL: largeStillRight ? profile.avatarLargeURL : undefined });
       renderIdentity();
+      try {
+        const fresh = await api.get(`/users/${username}`);
+        if (stopped) return;
+        Object.assign(profile, {
+          displayName: fresh.displayName,
+          avatarURL: fresh.avatarURL,
+          avatarLargeURL: fresh.avatarLargeURL,
+          bio: fresh.bio,
+        });
+        renderIdentity();
+      } catch {
+        // The summary is shown; the bio stays as it was until the page is loaded again.
+      }
     });
     const edited = (answer) => {
       Object.assign(profile, answer);

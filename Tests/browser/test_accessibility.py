@@ -1,0 +1,69 @@
+"""Every page of the web client, checked by axe-core (WCAG 2.1 A and AA rules, and its best practices) as an outside
+auditor would, at a desktop and a phone width, on pages that show real content: a post with likes and comments,
+avatars with initials, the activity list."""
+
+# axe-core leaves initials to a person ("content too short to tell if it is text"): their contrast is measured here.
+AVATAR_CONTRASTS = """
+const channel = (value) => {
+  const c = value / 255;
+  return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+};
+const luminance = (colour) => {
+  const [r, g, b] = colour.match(/\\d+(\\.\\d+)?/g).map(Number);
+  return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b);
+};
+return [...document.querySelectorAll("span.avatar")].map((element) => {
+  const style = getComputedStyle(element);
+  const [a, b] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x);
+  return [element.textContent, (a + 0.05) / (b + 0.05)];
+});
+"""
+
+
+def test_no_page_has_an_accessibility_violation(browsers, sign_up):
+    alice, bob = sign_up("alice"), sign_up("bob")
+    post = alice.post_photo("chelsea.jpg", "Chelsea at the park")
+    bob.api("PUT", f"/users/{alice.username}/follow")
+    alice.api("PUT", f"/users/{bob.username}/follow")
+    bob.api("PUT", f"/posts/{post['id']}/like")
+    bob.api("POST", f"/posts/{post['id']}/comments", json={"text": "Lovely light"})
+    bob.post_photo("rocket.jpg", "Launch day")
+
+    for width, height in ((1280, 900), (390, 844)):
+        browser = browsers(width=width, height=height)
+        browser.allowed_errors = ("/no/such/page - Failed to load resource",)  # the 404 page's own status
+        found: dict[str, list[str]] = {}
+
+        def check(page: str, path: str, ready: str):
+            browser.open(path)
+            browser.wait_for(ready)
+            found[page] = browser.accessibility_violations() + [
+                f"avatar initials {text!r} at {ratio:.2f} : 1 (WCAG AA needs 4.5)"
+                for text, ratio in browser.driver.execute_script(AVATAR_CONTRASTS)
+                if ratio < 4.5
+            ]
+
+        check("login", "/login", "#username")
+        check("sign-up", "/signup", "#username")
+        browser.log_in(alice)
+        check("feed", "/", f'article.card[data-post-id="{post["id"]}"] .comments li')
+        check("post", f"/p/{post['id']}", "article.card")
+        check("profile", f"/u/{alice.username}", ".profile-header")
+        check("other profile", f"/u/{bob.username}", ".profile-header")
+        check("upload", "/new", "#caption")
+        check("activity", "/activity", ".activity-item")
+        check("not found", "/no/such/page", ".empty")
+        browser.open("/search")
+        browser.type("#search", bob.username[:3])
+        browser.wait_for(".user-list li")
+        found["search"] = browser.accessibility_violations()
+        browser.open(f"/u/{alice.username}")
+        browser.wait_for(".edit-profile")
+        browser.click(".edit-profile")
+        browser.wait_for("dialog #profile-name")
+        found["edit profile"] = browser.accessibility_violations()
+
+        violations = {page: lines for page, lines in found.items() if lines}
+        assert violations == {}, f"at {width} px:\n" + "\n".join(
+            f"{page}: {line}" for page, lines in violations.items() for line in lines
+        )
