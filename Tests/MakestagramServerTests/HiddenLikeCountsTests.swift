@@ -90,7 +90,10 @@ import Testing
                 .patch, "/api/v1/posts/999999", as: alice, json: EditPostRequest(hideLikeCount: true))
             #expect(missing.status == .notFound)
             let empty = try await client.send(.patch, "/api/v1/posts/\(post.id)", as: alice, json: EditPostRequest())
-            #expect(empty.status == .badRequest)
+            #expect(empty.status == .ok, "nothing asked, nothing changed")
+            let othersEmpty = try await client.send(
+                .patch, "/api/v1/posts/\(post.id)", as: bob, json: EditPostRequest())
+            #expect(othersEmpty.status == .forbidden)
 
             let profile: UserProfile = try await client.call(
                 .patch, "/api/v1/me", as: alice, json: EditProfileRequest(hideLikeCounts: true))

@@ -156,7 +156,8 @@ def test_every_response_matches_the_document(server):
     assert "likeCount" not in api.request("DELETE", f"{v1}/posts/{pid}/like", token=bob).json()
     assert "likeCount" not in api.request("PUT", f"{v1}/posts/{pid}/like", token=bob).json()
     assert "likeCount" not in api.request("GET", f"{v1}/timeline", token=bob).json()["items"][0]
-    api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={})
+    assert api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={}).json()["likeCountHidden"] is True
+    api.request("PATCH", f"{v1}/posts/{pid}", token=bob, json={})
     api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": "yes"})
     shown = api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": False}).json()
     assert not shown["likeCountHidden"] and shown["likeCount"] == 1

@@ -81,7 +81,10 @@ struct PostsController<S: Store>: Sendable {
             try TextInput.multiline($0, field: "caption", length: Limits.captionLength)
         }
         guard caption != nil || input.hideLikeCount != nil else {
-            throw APIError.malformedBody("Send the fields to change: caption, hideLikeCount or both.")
+            // Nothing asked (an empty merge patch): nothing changes, but only the author may ask.
+            guard let post = try await store.post(id: postID, viewer: user.id) else { throw APIError.notFound("post") }
+            guard post.author.id == user.id else { throw APIError.forbidden("Only the author can do that.") }
+            return post.written(for: user.id)
         }
         try limits.take(.edits, user: user.id)
         var post: Post?
