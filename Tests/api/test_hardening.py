@@ -368,3 +368,35 @@ def test_per_message_deflate_is_declined_and_frames_stay_plain(start):
         length, offset = struct.unpack("!H", data[2:4])[0], 4
     need(offset + length)
     assert json.loads(data[offset:offset + length])["type"] == "hello"
+
+
+def test_an_upload_cut_off_half_way_publishes_nothing(start):
+    """A client that cancels an upload (or loses its connection) before the whole body arrived leaves no post, no
+    file and no error behind; the next upload works."""
+    server = start()
+    token = server.sign_up("ann")
+    photo = (PHOTOS / "hubble.jpg").read_bytes()
+    boundary = "----cut-off-upload"
+    body = (
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhalf\r\n"
+        f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.jpg\"\r\n"
+        f"Content-Type: image/jpeg\r\n\r\n"
+    ).encode() + photo + f"\r\n--{boundary}--\r\n".encode()
+    media = server.folder / "data" / "media"
+    files_before = set(media.iterdir())
+    for fraction in (0.05, 0.5, 0.99):
+        sock = connect(server)
+        sock.sendall(
+            (f"POST /api/v1/posts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
+             f"Content-Type: multipart/form-data; boundary={boundary}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+            + body[: int(len(body) * fraction)])
+        time.sleep(0.3)
+        sock.close()
+    time.sleep(1)
+    headers = {"Authorization": f"Bearer {token}"}
+    posts = requests.get(f"{server.base}/api/v1/users/ann/posts", headers=headers, timeout=10).json()
+    assert posts["items"] == [], "nothing was published"
+    assert set(media.iterdir()) == files_before, "no file was left behind"
+    with open(PHOTOS / "hubble.jpg", "rb") as whole:
+        answer = requests.post(f"{server.base}/api/v1/posts", headers=headers, files={"image": whole}, timeout=30)
+    assert answer.status_code == 201

@@ -1,4 +1,6 @@
 """The web client in a real browser: what a person does, and what they see."""
+import time
+
 import requests
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -365,6 +367,7 @@ def test_hiding_a_like_count_changes_the_other_browser_live(browsers, sign_up):
     alices.log_in(alice)
     alices.card(post["id"])
     alices.click(f"{selector} .more")
+    alices.wait_until(lambda: any(item.text == "Hide like count" for item in alices.find_all("dialog .menu-item")))
     [hide] = [item for item in alices.find_all("dialog .menu-item") if item.text == "Hide like count"]
     hide.click()
     alices.wait_until(lambda: alices.text(f"{selector} .like-count") == "1 like · only you see this")
@@ -380,6 +383,7 @@ def test_hiding_a_like_count_changes_the_other_browser_live(browsers, sign_up):
     alices.wait_until(lambda: alices.text(f"{selector} .like-count") == "2 likes · only you see this")
 
     alices.click(f"{selector} .more")
+    alices.wait_until(lambda: any(item.text == "Show like count" for item in alices.find_all("dialog .menu-item")))
     [show] = [item for item in alices.find_all("dialog .menu-item") if item.text == "Show like count"]
     show.click()
     bobs.wait_until(lambda: bobs.find(f"{selector} .like-count").is_displayed() and
@@ -387,8 +391,7 @@ def test_hiding_a_like_count_changes_the_other_browser_live(browsers, sign_up):
 
     # The profile's default: new posts hide their count from the start.
     alices.open(f"/u/{alice.username}")
-    [edit] = [button for button in alices.find_all("button") if button.text == "Edit profile"]
-    edit.click()
+    alices.wait_for(".edit-profile").click()
     alices.click("#profile-hide-like-counts")
     alices.click('dialog button[type="submit"]')
     alices.wait_until(lambda: not alices.find_all("dialog[open]"), message="the profile is saved")
@@ -397,3 +400,68 @@ def test_hiding_a_like_count_changes_the_other_browser_live(browsers, sign_up):
     bobs.wait_for(".new-posts-pill").click()
     bobs.card(newer["id"])
     assert not bobs.find(f'article[data-post-id="{newer["id"]}"] .like-count').is_displayed()
+
+
+def test_cancel_stops_an_upload_half_way_and_nothing_is_published(browsers, sign_up):
+    alice = sign_up("alice")
+    browser = browsers()
+    browser.log_in(alice)
+    browser.open("/new")
+    browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+    browser.wait_for(".preview-image")
+    # A slow connection: about 40 KB a second up, so the 0.9 MB photo takes some twenty seconds.
+    browser.driver.execute_cdp_cmd("Network.enable", {})
+    browser.driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 20, "downloadThroughput": 1_000_000, "uploadThroughput": 40_000},
+    )
+    browser.click("button[type=submit]")
+    browser.wait_until(lambda: "Uploading…" in browser.text(".upload-footer") and
+                       0 < int(browser.find("progress.upload-progress").get_attribute("value")) < 60,
+                       message="the upload is on its way")
+    browser.click(".form-actions button.secondary")
+    browser.wait_until(lambda: "nothing was shared" in browser.text(".upload-footer"))
+    browser.driver.execute_cdp_cmd(
+        "Network.emulateNetworkConditions",
+        {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+    )
+    browser.screenshot("upload-cancelled")
+    time.sleep(1)
+    assert alice.api("GET", f"/users/{alice.username}/posts")["items"] == [], "nothing was published"
+    # The same photo can be shared after all.
+    browser.click("button[type=submit]")
+    browser.wait_for(".feed-header")
+    assert len(alice.api("GET", f"/users/{alice.username}/posts")["items"]) == 1
+
+
+def test_forms_focus_their_first_field_speak_for_themselves_and_log_out_says_it_once(browsers, sign_up):
+    taken = sign_up("taken")
+    browser = browsers()
+    browser.allowed_errors = ("status of 409",)  # the taken username, refused on purpose
+    active = lambda: browser.driver.switch_to.active_element.get_attribute("id")
+    browser.open("/login")
+    browser.wait_for("#username")
+    assert active() == "username"
+
+    browser.open("/signup")
+    browser.wait_for("#username")
+    assert active() == "username"
+    browser.type("#username", "ab")
+    browser.type("#displayName", "Ann")
+    browser.type("#password", "correct horse")
+    browser.click("form button[type=submit]")
+    assert browser.text(".form-error") == "Username: 3–30 lower-case letters, digits, _ or ."
+    assert active() == "username" and browser.find("#username").get_attribute("aria-invalid") == "true"
+    browser.type("#username", taken.username)
+    browser.click("form button[type=submit]")
+    browser.wait_until(lambda: browser.text(".form-error") == "That username is taken. Try another one.")
+    browser.find("#username").send_keys("x")
+    assert browser.text(".form-error") == "", "the message goes as soon as the name changes"
+
+    browser.log_in(taken)
+    browser.open(f"/u/{taken.username}")
+    browser.wait_for(".log-out").click()
+    browser.wait_for("#username")
+    time.sleep(1)  # the stream's own close, if it were still listened to, would add its message by now
+    messages = [toast.text for toast in browser.find_all("#toasts .toast")]
+    assert messages == ["You're logged out."]

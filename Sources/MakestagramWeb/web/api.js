@@ -96,8 +96,11 @@ export const api = {
   },
   delete: (path) => api.request("DELETE", path),
 
-  /** Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). */
-  upload(file, caption, onProgress) {
+  /**
+   * Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). Aborting `signal` stops
+   * the upload: before the whole body is sent, the server never sees a post.
+   */
+  upload(file, caption, onProgress, signal) {
     return new Promise((resolve, reject) => {
       const form = new FormData();
       form.append("caption", caption);
@@ -120,6 +123,7 @@ export const api = {
       request.addEventListener("abort", () =>
         reject(new APIError(0, "aborted", "Cancelled", "The upload was cancelled.")),
       );
+      signal?.addEventListener("abort", () => request.abort());
       request.send(form);
     });
   },

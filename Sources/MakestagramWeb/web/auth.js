@@ -37,11 +37,36 @@ function shell(title, subtitle, form, footer) {
   );
 }
 
-/** Submits `form` with `action`, showing the server's answer in words a person can act on. */
+/** What is wrong with a field, in the app's words (the browser's own bubbles are turned off), or null. */
+function problemWith(input) {
+  if (input.validity.valid) return null;
+  const label = input.labels?.[0]?.textContent ?? "This field";
+  if (input.validity.valueMissing) return `${label}: fill this in.`;
+  const hint = document.getElementById(`${input.id}-hint`)?.textContent;
+  return `${label}: ${hint ?? "check what you typed."}`;
+}
+
+/**
+ * Submits `form` with `action`, showing the server's answer in words a person can act on. Fields are checked first,
+ * with the app's own messages; a message goes as soon as any field changes.
+ */
 function handle(form, button, error, action, messages) {
+  form.noValidate = true;
+  form.addEventListener("input", (event) => {
+    error.textContent = "";
+    event.target.removeAttribute?.("aria-invalid");
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     error.textContent = "";
+    for (const input of form.querySelectorAll("input")) {
+      const problem = problemWith(input);
+      if (!problem) continue;
+      error.textContent = problem;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return;
+    }
     button.disabled = true;
     try {
       await action();

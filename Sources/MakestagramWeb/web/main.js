@@ -72,7 +72,8 @@ function render() {
   const params = path.match(route.pattern).groups ?? {};
   cleanup = route.view(main, { params, live, navigate, onSession: startSession, logOut }) ?? null;
   if (route.nav !== "home") scrollTo(0, 0);
-  main.focus({ preventScroll: true });
+  // A view that put the focus somewhere (the log-in form on its first field) keeps it.
+  if (!main.contains(document.activeElement)) main.focus({ preventScroll: true });
 }
 
 function renderNav(current) {
@@ -140,6 +141,8 @@ function endSession(message) {
 }
 
 async function logOut() {
+  // First, so that the stream's own "session ended" (the log-out reaching the socket) says nothing more.
+  live.stop();
   try {
     await api.delete("/sessions/current");
   } catch {

@@ -1,9 +1,10 @@
 // Sharing a photo: choose or drop it, see a preview, write a caption, watch the upload, land on the feed.
 
 import { limits, problem as code } from "./constants.js";
-import { api } from "./api.js";
+import { api, APIError } from "./api.js";
 import { h, icon, replace, toast } from "./dom.js";
 import { feed } from "./feed.js";
+import { store } from "./posts.js";
 
 const MAX_CAPTION = limits.captionLength[1];
 
@@ -37,7 +38,6 @@ export function uploadErrorMessage(error) {
 export function uploadView(root, { navigate }) {
   let file = null;
   let previewURL = null;
-  let request = null;
 
   const input = h("input.visually-hidden", {
     id: "photo-input",
@@ -65,6 +65,9 @@ export function uploadView(root, { navigate }) {
   const progress = h("progress.upload-progress", { max: 100, value: 0, hidden: true, "aria-label": "Upload progress" });
   const progressText = h("span.muted", { role: "status" });
   const share = h("button.button", { type: "submit", disabled: true }, "Share");
+  const cancel = h("button.button.secondary", { type: "button" }, "Cancel");
+  /** The upload on its way: its abort controller, whether the whole body was sent, and whether to take it back. */
+  let uploading = null;
 
   caption.addEventListener("input", () => {
     counter.textContent = `${[...caption.value].length} / ${MAX_CAPTION}`;
@@ -136,17 +139,38 @@ export function uploadView(root, { navigate }) {
         progress.hidden = false;
         progress.value = 0;
         progressText.textContent = "Uploading… 0%";
+        const current = { controller: new AbortController(), sent: false, cancelled: false };
+        uploading = current;
         try {
-          request = api.upload(file, caption.value.trim(), (fraction) => {
-            progress.value = Math.round(fraction * 100);
-            progressText.textContent =
-              fraction < 1 ? `Uploading… ${Math.round(fraction * 100)}%` : "Processing the photo…";
-          });
-          const post = await request;
+          const post = await api.upload(
+            file,
+            caption.value.trim(),
+            (fraction) => {
+              current.sent = fraction >= 1;
+              progress.value = Math.round(fraction * 100);
+              progressText.textContent =
+                fraction < 1 ? `Uploading… ${Math.round(fraction * 100)}%` : "Processing the photo…";
+            },
+            current.controller.signal,
+          );
+          uploading = null;
+          if (current.cancelled) {
+            // Cancelled after the whole photo had reached the server: take the post back at once.
+            await store.deletePost(post.id).catch(() => {});
+            throw new APIError(0, "aborted", "Cancelled", "The upload was cancelled.");
+          }
           feed.prependOwn(post);
           toast("Your photo is shared");
           navigate("/");
         } catch (problem) {
+          uploading = null;
+          if (problem.code === "aborted") {
+            progress.hidden = true;
+            progressText.textContent = "Upload cancelled: nothing was shared.";
+            input.disabled = caption.disabled = false;
+            share.disabled = !file;
+            return;
+          }
           progress.hidden = true;
           progressText.textContent = "";
           input.disabled = caption.disabled = false;
@@ -167,9 +191,17 @@ export function uploadView(root, { navigate }) {
     counter,
     error,
     h("div.upload-footer", {}, progress, progressText),
-    h("div.form-actions", {}, h("a.button.secondary", { href: "/" }, "Cancel"), share),
+    h("div.form-actions", {}, cancel, share),
   );
   replace(root, form);
+
+  // Cancel stops an upload on its way (nothing is published), else leaves the page.
+  cancel.addEventListener("click", () => {
+    if (!uploading) return navigate("/");
+    uploading.cancelled = true;
+    if (uploading.sent) progressText.textContent = "Cancelling…";
+    else uploading.controller.abort();
+  });
 
   return () => {
     if (previewURL) URL.revokeObjectURL(previewURL);
