@@ -83,6 +83,29 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         self.version = version
     }
 
+    enum CodingKeys: String, CodingKey {
+        case id, createdAt, caption, editedAt, author, image, likeCount, likeCountHidden, commentCount, viewerHasLiked,
+            likers, recentComments, version
+    }
+
+    /// Decodes a post; one from a server (or an offline cache) older than hidden like counts has them shown.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(Int64.self, forKey: .id)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        caption = try container.decode(String.self, forKey: .caption)
+        editedAt = try container.decodeIfPresent(Date.self, forKey: .editedAt)
+        author = try container.decode(UserSummary.self, forKey: .author)
+        image = try container.decode(PostImage.self, forKey: .image)
+        likeCount = try container.decodeIfPresent(Int.self, forKey: .likeCount)
+        likeCountHidden = try container.decodeIfPresent(Bool.self, forKey: .likeCountHidden) ?? false
+        commentCount = try container.decode(Int.self, forKey: .commentCount)
+        viewerHasLiked = try container.decode(Bool.self, forKey: .viewerHasLiked)
+        likers = try container.decode([String].self, forKey: .likers)
+        recentComments = try container.decode([Comment].self, forKey: .recentComments)
+        version = try container.decode(Int64.self, forKey: .version)
+    }
+
     /// Whether `viewer` may see the like count: everyone, unless the author hides it; the author always.
     public func showsLikeCount(to viewer: Int64) -> Bool {
         !likeCountHidden || viewer == author.id
