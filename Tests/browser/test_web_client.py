@@ -326,6 +326,14 @@ def test_profile_post_page_and_keyboard(browsers, sign_up):
     browser.click("dialog button[type=submit]")
     browser.wait_until(lambda: "moderators" in browser.text("#toasts"))
 
+    # On a wide screen the comments sit beside the photo, and Close goes back to the profile it was opened from.
+    photo = browser.find(".card-detail .photo-frame").rect
+    comments = browser.find(".card-detail .card-body").rect
+    assert comments["x"] >= photo["x"] + photo["width"] - 1 and comments["y"] < photo["y"] + photo["height"]
+    browser.click(".post-close")
+    browser.wait_for(".profile-header")
+    assert browser.driver.current_url.endswith(f"/u/{author.username}")
+
 
 def test_phone_width_layout_and_search(browsers, sign_up):
     person, friend = sign_up("phone"), sign_up("friendly")

@@ -103,6 +103,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
     loading: "lazy",
     decoding: "async",
   });
+  // The photo's own shape, up to a 4:5 portrait; a taller one is shown whole inside that frame, never cropped.
   const frame = h(
     "div.photo-frame",
     { style: `aspect-ratio: ${full.width} / ${Math.min(full.height, full.width * 1.25)}` },
@@ -120,7 +121,6 @@ export function postCard(id, { detail = false, navigate } = {}) {
     id: `comment-${number}`,
     name: "text",
     placeholder: "Add a comment…",
-    "aria-label": `Add a comment to ${post.author.username}'s post`,
     autocomplete: "off",
     maxlength: limits.commentLength[1],
     required: true,
@@ -153,7 +153,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   );
 
   const element = h(
-    "article.card",
+    detail ? "article.card.card-detail" : "article.card",
     { "aria-label": `Post by ${post.author.username}`, dataset: { postId: id } },
     h(
       "header.card-header",

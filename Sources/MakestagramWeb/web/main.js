@@ -51,7 +51,7 @@ const live = new LiveStream({
 
 function navigate(path, { replace: replaceState = false } = {}) {
   if (replaceState) history.replaceState(null, "", path);
-  else if (path !== location.pathname) history.pushState(null, "", path);
+  else if (path !== location.pathname) history.pushState({ inApp: true }, "", path);
   render();
 }
 

@@ -1,7 +1,7 @@
 // One post with all of its comments, oldest first, kept current by live events.
 
 import { api } from "./api.js";
-import { h, replace, toast, emptyState } from "./dom.js";
+import { h, icon, replace, toast, emptyState } from "./dom.js";
 import { store } from "./posts.js";
 import { postCard, commentItem } from "./card.js";
 
@@ -71,9 +71,20 @@ export function postView(root, { params, live, navigate }) {
     const form = card.element.querySelector(".comment-form");
     form.before(h("h2.visually-hidden", {}, "Comments"), comments, more, status);
     // The page's heading, for screen readers (the card shows the author and caption itself).
+    // Close goes back where the reader came from in the app, or to the feed for a link opened on its own.
+    const close = h(
+      "button.icon-button.post-close",
+      {
+        type: "button",
+        "aria-label": "Close",
+        onclick: () => (history.state?.inApp ? history.back() : navigate("/")),
+      },
+      icon("close"),
+    );
     replace(
       root,
       h("h1.visually-hidden", {}, `Post by ${post.author.username}${post.caption ? `: ${post.caption}` : ""}`),
+      h("div.post-page-top", {}, close),
       card.element,
     );
     live.watch([id]);
