@@ -45,33 +45,31 @@ export function commentItem(comment, post) {
   );
 }
 
-/** The "Liked by alice, bob and 3 others" line; "Liked by alice and others" when the author hides the count. */
+/**
+ * The one likes line: "Liked by you, alice and 3 others", "Be the first to like this", or "Liked by alice and
+ * others" when the author hides the count from the reader (who is "you" in it). "N others" opens the likers.
+ */
 function likedBy(view, openLikers) {
-  if (view.likeCount === null) {
-    if (!view.likers.length) return h("p.liked-by.muted", {}, "Be the first to like this");
-    const name = view.likers[0];
-    return h(
-      "p.liked-by",
-      {},
-      "Liked by ",
-      h("a.user-link", { href: `/u/${name}` }, name),
-      " and ",
-      h("button.text-button.strong", { type: "button", onclick: openLikers }, "others"),
-    );
+  const me = store.me?.username;
+  const name = (username) => (username === me ? "you" : h("a.user-link", { href: `/u/${username}` }, username));
+  const rest = (text) => h("button.text-button.strong.likers-button", { type: "button", onclick: openLikers }, text);
+  // The author of a post whose count is hidden sees it, with a word on who else does.
+  const onlyYou = view.likeCountHidden && view.likeCount !== null && h("span.muted", {}, " · only you see the number");
+  if (!view.likers.length && !view.likeCount) {
+    return h("p.liked-by.muted", {}, "Be the first to like this", onlyYou);
   }
-  if (view.likeCount === 0) return h("p.liked-by.muted", {}, "Be the first to like this");
+  if (view.likeCount === null) return h("p.liked-by", {}, "Liked by ", name(view.likers[0]), " and ", rest("others"));
   const names = view.likers.slice(0, Math.min(view.likers.length, view.likeCount));
+  names.sort((a, b) => Number(b === me) - Number(a === me));
   const others = view.likeCount - names.length;
+  if (!names.length) return h("p.liked-by", {}, rest(plural(view.likeCount, "like")), onlyYou);
   const parts = ["Liked by "];
-  names.forEach((name, index) => {
+  names.forEach((username, index) => {
     if (index > 0) parts.push(index === names.length - 1 && others === 0 ? " and " : ", ");
-    parts.push(h("a.user-link", { href: `/u/${name}` }, name));
+    parts.push(name(username));
   });
-  if (others > 0) {
-    parts.push(names.length ? " and " : "");
-    parts.push(h("button.text-button.strong", { type: "button", onclick: openLikers }, plural(others, "other")));
-  }
-  return h("p.liked-by", {}, parts);
+  if (others > 0) parts.push(" and ", rest(plural(others, "other")));
+  return h("p.liked-by", {}, parts, onlyYou);
 }
 
 /**
@@ -86,7 +84,6 @@ export function postCard(id, { detail = false, navigate } = {}) {
   const openLikers = () => showUserList(`Likes`, `/posts/${id}/likes`, navigate);
 
   const heart = h("button.icon-button.like-button", { type: "button", onclick: () => store.toggleLike(id) });
-  const likeCount = h("button.text-button.strong.like-count", { type: "button", onclick: openLikers });
   const likedByLine = h("div");
   const commentsLink = h("a.muted.view-comments", { href: `/p/${id}` });
   const recent = h("ul.comments", { "aria-label": "Latest comments" });
@@ -186,7 +183,6 @@ export function postCard(id, { detail = false, navigate } = {}) {
           icon("comment"),
         ),
       ),
-      likeCount,
       likedByLine,
       captionLine,
       !detail && commentsLink,
@@ -201,11 +197,6 @@ export function postCard(id, { detail = false, navigate } = {}) {
     heart.setAttribute("aria-label", "Like");
     heart.classList.toggle("liked", view.viewerHasLiked);
     replace(heart, icon("heart"));
-    // Without a number when the author hides it from this viewer; the author sees theirs, marked as hidden.
-    likeCount.hidden = view.likeCount === null;
-    if (view.likeCount !== null) {
-      likeCount.textContent = plural(view.likeCount, "like") + (view.likeCountHidden ? " · only you see this" : "");
-    }
     replace(likedByLine, likedBy(view, openLikers));
     replace(
       captionLine,
