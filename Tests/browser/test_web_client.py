@@ -475,3 +475,27 @@ def test_forms_focus_their_first_field_speak_for_themselves_and_log_out_says_it_
     time.sleep(1)  # the stream's own close, if it were still listened to, would add its message by now
     messages = [toast.text for toast in browser.find_all("#toasts .toast")]
     assert messages == ["You're logged out."]
+
+
+def test_captions_link_people_and_pages_and_long_ones_fold(browsers, sign_up):
+    alice, bob = sign_up("alice"), sign_up("bob")
+    long_tail = " ".join(["and the light kept changing over the water"] * 4)
+    caption = (f"Sunset with @{bob.username}. Trip notes at https://example.org/trip?day=2 #golden_hour "
+               f"<b>not bold</b> {long_tail}")
+    post = alice.post_photo("chelsea.jpg", caption)
+    alice.api("POST", f"/posts/{post['id']}/comments", json={"text": f"@{alice.username} thanks!"})
+    browser = browsers()
+    browser.log_in(alice)
+    card = browser.card(post["id"])
+    mention = browser.find(".caption .mention", card)
+    assert mention.text == f"@{bob.username}" and mention.get_attribute("href").endswith(f"/u/{bob.username}")
+    link = browser.find(".caption .text-link", card)
+    assert link.text == "https://example.org/trip?day=2"
+    assert set(link.get_attribute("rel").split()) == {"nofollow", "noopener", "noreferrer"}
+    assert browser.text(".caption .hashtag", card) == "#golden_hour"
+    assert "<b>not bold</b>" in browser.text(".caption", card), "markup people type stays text"
+    assert not browser.find_all(".caption b", card)
+    assert long_tail not in browser.text(".caption", card), "the feed folds a long caption"
+    browser.click(".caption-more", card)
+    browser.wait_until(lambda: long_tail in browser.text(".caption", card))
+    assert browser.find(".comments .mention", card).get_attribute("href").endswith(f"/u/{alice.username}")

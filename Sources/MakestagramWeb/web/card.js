@@ -2,7 +2,19 @@
 // comments and a comment box. It redraws its live parts whenever the post's model changes.
 
 import { limits } from "./constants.js";
-import { h, icon, avatar, replace, timeElement, plural, toast, openDialog, confirmDialog, textDialog } from "./dom.js";
+import {
+  h,
+  icon,
+  avatar,
+  replace,
+  timeElement,
+  plural,
+  toast,
+  openDialog,
+  confirmDialog,
+  textDialog,
+  richText,
+} from "./dom.js";
 import { store } from "./posts.js";
 import { showUserList } from "./lists.js";
 import { reportPost } from "./report.js";
@@ -30,7 +42,7 @@ export function commentItem(comment, post) {
   return h(
     "li.comment",
     { dataset: { commentId: comment.id } },
-    h("p", {}, userLink(comment.author), " ", h("span.comment-text", {}, comment.text)),
+    h("p", {}, userLink(comment.author), " ", h("span.comment-text", {}, richText(comment.text))),
     h(
       "div.comment-meta",
       {},
@@ -44,6 +56,9 @@ export function commentItem(comment, post) {
     ),
   );
 }
+
+/** How many characters of a caption the feed shows before "more". */
+const CAPTION_FOLD = 125;
 
 /**
  * The one likes line: "Liked by you, alice and 3 others", "Be the first to like this", or "Liked by alice and
@@ -191,6 +206,30 @@ export function postCard(id, { detail = false, navigate } = {}) {
     ),
   );
 
+  // A long caption in the feed shows its start and "more"; the post page shows it whole.
+  let captionOpen = detail;
+  function captionText(caption) {
+    const fold = !captionOpen && (caption.length > CAPTION_FOLD || caption.split("\n").length > 3);
+    if (!fold) return h("span.caption-text", {}, richText(caption));
+    let start = caption.slice(0, CAPTION_FOLD).split("\n").slice(0, 3).join("\n");
+    const space = start.lastIndexOf(" ");
+    if (space > CAPTION_FOLD / 2) start = start.slice(0, space);
+    return [
+      h("span.caption-text", {}, richText(start), "… "),
+      h(
+        "button.text-button.muted.caption-more",
+        {
+          type: "button",
+          onclick: () => {
+            captionOpen = true;
+            render();
+          },
+        },
+        "more",
+      ),
+    ];
+  }
+
   function render() {
     replace(authorAvatar, avatar(view.author, 32));
     heart.setAttribute("aria-pressed", String(view.viewerHasLiked));
@@ -206,7 +245,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
           {},
           userLink(view.author),
           " ",
-          h("span.caption-text", {}, view.caption),
+          captionText(view.caption),
           view.editedAt &&
             h("span.muted.edited", { title: `Edited ${new Date(view.editedAt).toLocaleString()}` }, " · edited"),
         ),

@@ -227,3 +227,33 @@ export function confirmDialog(title, message, confirmLabel, { danger = false } =
     ),
   ]).then(Boolean);
 }
+
+// MARK: Text people write
+
+/** Web links, @mentions and #hashtags in captions and comments (a mention's name follows the username rules). */
+const RICH = /(https?:\/\/[^\s<>"]+[^\s<>".,;:!?)\]'])|(^|[^\w@])@([a-z0-9_.]{2,29}[a-z0-9_])(?![\w])|(^|[^\w#&])#([\p{L}\p{N}_]{1,100})/gu;
+
+/**
+ * Text a person wrote, with its links, @mentions (to the profile) and #hashtags shown as such; everything else is
+ * plain text. Links open outside the app and carry no weight (`rel="nofollow noopener noreferrer"`).
+ */
+export function richText(text) {
+  const parts = [];
+  let last = 0;
+  for (const match of text.matchAll(RICH)) {
+    const [whole, url, beforeMention, mention, beforeTag, tag] = match;
+    const lead = beforeMention ?? beforeTag ?? "";
+    const start = match.index + lead.length;
+    parts.push(text.slice(last, start));
+    if (url) {
+      parts.push(h("a.text-link", { href: url, rel: "nofollow noopener noreferrer", target: "_blank" }, url));
+    } else if (mention) {
+      parts.push(h("a.mention", { href: `/u/${mention}` }, `@${mention}`));
+    } else {
+      parts.push(h("span.hashtag", {}, `#${tag}`));
+    }
+    last = match.index + whole.length;
+  }
+  parts.push(text.slice(last));
+  return parts.filter((part) => part !== "");
+}
