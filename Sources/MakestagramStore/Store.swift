@@ -91,6 +91,10 @@ public protocol Store: Sendable {
     func posts(username: String, viewer: Int64, page: PageRequest, known: @escaping KnownPosts) async throws
         -> PageResult<ListedPost>?
 
+    /// Posts whose caption carries `#tag` (any letter case; ``Hashtags``), newest first, in full; an unknown tag
+    /// has no posts.
+    func posts(tag: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
+
     // MARK: Likes, comments and reports
 
     /// Makes `viewer` like or unlike a post; idempotent. Throws `notFound` for an unknown post.

@@ -33,6 +33,7 @@ extension PostgresStore {
                 """, logger: logger
             ).collect()
             let id = try rows[0].decode(Int64.self)
+            try await Self.file(connection, postID: id, caption: post.caption, logger: logger)
             guard let created = try await Self.post(connection, id: id, viewer: post.authorID, logger: logger) else {
                 throw StoreError.notFound("post")
             }
@@ -68,6 +69,7 @@ extension PostgresStore {
                     UPDATE posts SET caption = \(caption), edited_at = \(Self.now), version = version + 1
                     WHERE id = \(postID)
                     """, logger: logger)
+                try await Self.file(connection, postID: postID, caption: caption, logger: logger)
             }
             guard let post = try await Self.post(connection, id: postID, viewer: viewer, logger: logger) else {
                 throw StoreError.notFound("post")

@@ -20,6 +20,7 @@ enum Schema {
         ("v5 likes in batches", v5),
         ("v6 activity", v6),
         ("v7 hidden like counts", v7),
+        ("v8 hashtags", v8),
     ]
 
     static let v1 = """
@@ -441,6 +442,22 @@ enum Schema {
             RETURN QUERY SELECT i, s.* FROM set_like(p_posts[i], p_users[i], p_liked[i], p_now) s;
           END LOOP;
         END $$;
+        """
+
+    /// Posts filed under their captions' #hashtags (``Hashtags``; the server files each post as it is written or
+    /// edited). Existing captions are filed by a regular expression close to ``Hashtags`` (letters and digits as
+    /// PostgreSQL's locale knows them).
+    static let v8 = """
+        CREATE TABLE post_tags (
+          tag text NOT NULL CHECK (char_length(tag) BETWEEN 1 AND 100),
+          post_id bigint NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+          PRIMARY KEY (tag, post_id)
+        );
+        CREATE INDEX post_tags_post ON post_tags(post_id);
+        INSERT INTO post_tags (tag, post_id)
+          SELECT DISTINCT lower(m[1]), p.id
+          FROM posts p, regexp_matches(p.caption, '(?:^|[^[:alnum:]_#&])#([[:alnum:]_]{1,100})', 'g') AS m
+          ON CONFLICT DO NOTHING;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

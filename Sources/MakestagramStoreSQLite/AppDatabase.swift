@@ -54,6 +54,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v5 bios and large avatars", migrate: Schema.v5)
         migrator.registerMigration("v6 activity", migrate: Schema.v6)
         migrator.registerMigration("v7 hidden like counts", migrate: Schema.v7)
+        migrator.registerMigration("v8 hashtags", migrate: Schema.v8)
         return migrator
     }
 }

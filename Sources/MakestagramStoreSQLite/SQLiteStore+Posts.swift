@@ -26,7 +26,9 @@ extension SQLiteStore {
                     post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height, Self.now,
                     post.authorID,
                 ])
-            guard let created = try Self.post(db, id: db.lastInsertedRowID, viewer: post.authorID) else {
+            let id = db.lastInsertedRowID
+            try Self.file(db, postID: id, caption: post.caption)
+            guard let created = try Self.post(db, id: id, viewer: post.authorID) else {
                 throw StoreError.notFound("post")
             }
             let audience = try Self.audience(db, postID: created.id)
@@ -62,6 +64,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: "UPDATE posts SET caption = ?, edited_at = ?, version = version + 1 WHERE id = ?",
                     arguments: [caption, Self.now, postID])
+                try Self.file(db, postID: postID, caption: caption)
             }
             guard let post = try Self.post(db, id: postID, viewer: viewer) else { throw StoreError.notFound("post") }
             if changed, let editedAt = post.editedAt {

@@ -90,10 +90,12 @@ import Testing
                 .patch, "/api/v1/posts/999999", as: alice, json: EditPostRequest(hideLikeCount: true))
             #expect(missing.status == .notFound)
             let empty = try await client.send(.patch, "/api/v1/posts/\(post.id)", as: alice, json: EditPostRequest())
-            #expect(empty.status == .ok, "nothing asked, nothing changed")
-            let othersEmpty = try await client.send(
-                .patch, "/api/v1/posts/\(post.id)", as: bob, json: EditPostRequest())
-            #expect(othersEmpty.status == .forbidden)
+            #expect(empty.status == .badRequest, "a patch names what it changes")
+            let nulls = ["caption": String?.none]
+            let unchanged = try await client.send(.patch, "/api/v1/posts/\(post.id)", as: alice, json: nulls)
+            #expect(unchanged.status == .ok, "null leaves a field as it is")
+            let othersNulls = try await client.send(.patch, "/api/v1/posts/\(post.id)", as: bob, json: nulls)
+            #expect(othersNulls.status == .forbidden)
 
             let profile: UserProfile = try await client.call(
                 .patch, "/api/v1/me", as: alice, json: EditProfileRequest(hideLikeCounts: true))

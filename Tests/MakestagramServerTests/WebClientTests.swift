@@ -9,7 +9,7 @@ import Testing
 @testable import MakestagramServer
 
 @Suite struct WebClientTests {
-    @Test(arguments: ["/", "/login", "/signup", "/new", "/search", "/activity", "/u/alice", "/p/42"])
+    @Test(arguments: ["/", "/login", "/signup", "/new", "/search", "/activity", "/u/alice", "/p/42", "/t/golden_hour"])
     func everyPageOfTheAppAnswersWithTheClient(path: String) async throws {
         try await TestServer.run({ $0.maxUploadBytes = 1234 }) { client, _ in
             let response = try await client.executeRequest(uri: path, method: .get, headers: [:], body: nil)

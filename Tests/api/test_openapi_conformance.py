@@ -156,8 +156,9 @@ def test_every_response_matches_the_document(server):
     assert "likeCount" not in api.request("DELETE", f"{v1}/posts/{pid}/like", token=bob).json()
     assert "likeCount" not in api.request("PUT", f"{v1}/posts/{pid}/like", token=bob).json()
     assert "likeCount" not in api.request("GET", f"{v1}/timeline", token=bob).json()["items"][0]
-    assert api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={}).json()["likeCountHidden"] is True
-    api.request("PATCH", f"{v1}/posts/{pid}", token=bob, json={})
+    assert api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={}).status_code == 400
+    assert api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"caption": None}).json()["likeCountHidden"]
+    api.request("PATCH", f"{v1}/posts/{pid}", token=bob, json={"caption": None})
     api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": "yes"})
     shown = api.request("PATCH", f"{v1}/posts/{pid}", token=alice, json={"hideLikeCount": False}).json()
     assert not shown["likeCountHidden"] and shown["likeCount"] == 1
@@ -165,6 +166,12 @@ def test_every_response_matches_the_document(server):
     assert me["hideLikeCounts"] is True
     assert "hideLikeCounts" not in api.request("GET", f"{v1}/users/alice", token=bob).json()
     api.request("PATCH", v1 + "/me", token=alice, json={"hideLikeCounts": False})
+    tagged = api.request("POST", v1 + "/posts", token=alice, files={"image": (PHOTOS / "rocket.jpg").read_bytes()},
+                         data={"caption": "Lift-off #Launch_Day"}).json()
+    page = api.request("GET", f"{v1}/tags/launch_day/posts?limit=1", token=bob).json()
+    assert [post["id"] for post in page["items"]] == [tagged["id"]] and "nextCursor" not in page
+    assert api.request("GET", f"{v1}/tags/no%20such%20tag/posts", token=bob).json() == {"items": []}
+    api.request("GET", f"{v1}/tags/launch_day/posts?cursor=bogus", token=bob)
     api.request("DELETE", f"{v1}/comments/{comment['id']}", token=alice)
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})
     api.request("POST", f"{v1}/posts/{pid}/reports", token=bob, json={"reason": "spam"})

@@ -22,7 +22,7 @@ return [...document.querySelectorAll("span.avatar")].map((element) => {
 
 def test_no_page_has_an_accessibility_violation(browsers, sign_up):
     alice, bob = sign_up("alice"), sign_up("bob")
-    post = alice.post_photo("chelsea.jpg", "Chelsea at the park")
+    post = alice.post_photo("chelsea.jpg", "Chelsea at the #park")
     bob.api("PUT", f"/users/{alice.username}/follow")
     alice.api("PUT", f"/users/{bob.username}/follow")
     bob.api("PUT", f"/posts/{post['id']}/like")
@@ -52,6 +52,7 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         check("other profile", f"/u/{bob.username}", ".profile-header")
         check("upload", "/new", "#caption")
         check("activity", "/activity", ".activity-item")
+        check("hashtag", "/t/park", ".tag-page .tile")
         check("not found", "/no/such/page", ".empty")
         browser.open("/search")
         browser.type("#search", bob.username[:3])

@@ -499,3 +499,12 @@ def test_captions_link_people_and_pages_and_long_ones_fold(browsers, sign_up):
     browser.click(".caption-more", card)
     browser.wait_until(lambda: long_tail in browser.text(".caption", card))
     assert browser.find(".comments .mention", card).get_attribute("href").endswith(f"/u/{alice.username}")
+
+    # A hashtag leads to its page: every post carrying it, newest first.
+    other = bob.post_photo("rocket.jpg", "Launch at #Golden_Hour too")
+    browser.click(".caption .hashtag", card)
+    browser.wait_for(".tag-page .tile")
+    assert browser.text(".tag-title") == "#golden_hour"
+    browser.wait_until(lambda: [tile.get_attribute("href").rsplit("/", 1)[-1] for tile in
+                                browser.find_all(".tag-page .tile")] == [str(other["id"]), str(post["id"])])
+    browser.screenshot("tag-page")

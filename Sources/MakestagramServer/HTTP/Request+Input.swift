@@ -9,7 +9,7 @@ extension Request {
 
     /// Decodes a JSON body, answering 415 when it is not declared as JSON and 400 with the reason (which field,
     /// what was wrong) when it cannot be read.
-    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+    func decodeJSON<T: Decodable>(_ type: T.Type, fields: Set<String>? = nil) async throws -> T {
         guard Self.isJSON(headers[.contentType]) else {
             throw APIError.unsupportedMediaType("Send the body as JSON, with 'Content-Type: application/json'.")
         }
@@ -23,6 +23,18 @@ extension Request {
             throw APIError.payloadTooLarge(limit: Self.maxJSONBytes)
         } catch {
             throw APIError.clientAborted
+        }
+        if let fields {
+            // A patch names what it changes: at least one field, and only fields it knows.
+            let object = (try? JSONSerialization.jsonObject(with: Data(buffer: buffer))) as? [String: Any]
+            let sent = Set(object?.keys ?? [:].keys)
+            if let unknown = sent.subtracting(fields).sorted().first {
+                throw APIError.malformedBody(
+                    "There is no field '\(unknown)': send \(fields.sorted().joined(separator: ", ")).")
+            }
+            if object != nil, sent.isEmpty {
+                throw APIError.malformedBody("Send at least one of \(fields.sorted().joined(separator: ", ")).")
+            }
         }
         do {
             return try JSONCoding.decoder().decode(T.self, from: Data(buffer: buffer))

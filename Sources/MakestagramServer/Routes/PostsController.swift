@@ -23,6 +23,7 @@ struct PostsController<S: Store>: Sendable {
         routes.patch("posts/:id", use: edit)
         routes.delete("posts/:id", use: delete)
         routes.get("timeline", use: timeline)
+        routes.get("tags/:tag/posts", use: tagged)
         return routes
     }
 
@@ -76,12 +77,12 @@ struct PostsController<S: Store>: Sendable {
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
-        let input = try await request.decodeJSON(EditPostRequest.self)
+        let input = try await request.decodeJSON(EditPostRequest.self, fields: ["caption", "hideLikeCount"])
         let caption = try input.caption.map {
             try TextInput.multiline($0, field: "caption", length: Limits.captionLength)
         }
         guard caption != nil || input.hideLikeCount != nil else {
-            // Nothing asked (an empty merge patch): nothing changes, but only the author may ask.
+            // Only nulls (fields left as they are): nothing changes, but only the author may ask.
             guard let post = try await store.post(id: postID, viewer: user.id) else { throw APIError.notFound("post") }
             guard post.author.id == user.id else { throw APIError.forbidden("Only the author can do that.") }
             return post.written(for: user.id)
@@ -111,5 +112,17 @@ struct PostsController<S: Store>: Sendable {
         let page = try await store.timeline(
             viewer: user.id, page: try request.pageRequest(list: "timeline"), known: rendered.known(epoch: epoch))
         return try await rendered.page(page, list: "timeline", viewer: user.id, epoch: epoch, store: store)
+    }
+
+    /// The posts filed under a #hashtag, newest first.
+    @Sendable func tagged(_ request: Request, context: AppRequestContext) async throws -> Page<Post> {
+        let user = try context.requireUser()
+        let page = try request.pageRequest(list: "tag")
+        // A tag no caption could carry (a space, a dash, too long) simply has no posts.
+        guard let tag = context.parameters.get("tag")?.removingPercentEncoding, Hashtags.isValid(tag) else {
+            return Page(items: [], nextCursor: nil)
+        }
+        let result = try await store.posts(tag: tag, viewer: user.id, page: page)
+        return Page(items: result.items.map { $0.seen(by: user.id) }, nextCursor: result.nextCursor("tag"))
     }
 }

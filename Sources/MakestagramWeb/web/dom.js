@@ -250,7 +250,7 @@ export function richText(text) {
     } else if (mention) {
       parts.push(h("a.mention", { href: `/u/${mention}` }, `@${mention}`));
     } else {
-      parts.push(h("span.hashtag", {}, `#${tag}`));
+      parts.push(h("a.hashtag", { href: `/t/${encodeURIComponent(tag.toLowerCase())}` }, `#${tag}`));
     }
     last = match.index + whole.length;
   }

@@ -11,6 +11,7 @@ import { uploadView } from "./upload.js";
 import { loginView, signupView } from "./auth.js";
 import { searchView } from "./search.js";
 import { activity, activityView } from "./activity.js";
+import { tagView } from "./tags.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -23,6 +24,7 @@ const routes = [
   { pattern: /^\/activity$/, view: activityView, title: "Activity", nav: "activity" },
   { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
   { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
+  { pattern: /^\/t\/(?<tag>[^/]{1,600})$/, view: tagView, title: "Hashtag" },
   { pattern: /^\/login$/, view: loginView, title: "Log in", public: true },
   { pattern: /^\/signup$/, view: signupView, title: "Sign up", public: true },
 ];

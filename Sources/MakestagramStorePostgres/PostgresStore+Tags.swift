@@ -1,0 +1,34 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import PostgresNIO
+
+extension PostgresStore {
+    /// Files a post under its caption's hashtags, replacing what it was filed under (inside the write's transaction).
+    static func file(_ connection: PostgresConnection, postID: Int64, caption: String, logger: Logger) async throws {
+        // Two statements: in one, the insert would still see the rows the delete removes.
+        try await connection.query("DELETE FROM post_tags WHERE post_id = \(postID)", logger: logger)
+        let tags = Hashtags.of(caption)
+        guard !tags.isEmpty else { return }
+        try await connection.query(
+            "INSERT INTO post_tags (tag, post_id) SELECT unnest(\(tags)::text[]), \(postID) ON CONFLICT DO NOTHING",
+            logger: logger)
+    }
+
+    public func posts(tag: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post> {
+        try await read { [logger] connection in
+            var sql = SQL("SELECT post_id, post_id FROM post_tags")
+            sql.append(" WHERE tag = \(sql.bind(tag.lowercased()))")
+            let ids = try await PostRows.page(
+                connection, sql, key: "post_id", descending: true, page: page, logger: logger
+            ) { row in try row.decode((Int64, Int64).self).0 }
+            guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
+            let posts = Dictionary(
+                try await PostRows.posts(connection, ids: ids.items, viewer: viewer, logger: logger).map {
+                    ($0.id, $0)
+                },
+                uniquingKeysWith: { first, _ in first })
+            return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
+        }
+    }
+}
