@@ -103,6 +103,11 @@ extension APIClient {
         try await send(.get, "/timeline", query: Self.paging(cursor, limit))
     }
 
+    /// Posts whose caption carries `#tag` (without the `#`, any letter case), newest first.
+    public func posts(tagged tag: String, cursor: String? = nil, limit: Int? = nil) async throws -> Page<Post> {
+        try await send(.get, "/tags/\(Self.segment(tag))/posts", query: Self.paging(cursor, limit))
+    }
+
     /// One post.
     public func post(_ id: Int64) async throws -> Post {
         try await send(.get, "/posts/\(id)")
@@ -232,7 +237,11 @@ extension APIClient {
 
     /// A username as a path segment (usernames are `[a-z0-9_.]`, but a caller may pass anything).
     static func segment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "_.-")))
-            ?? text
+        text.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? text
     }
+
+    /// What a path segment carries as it is: ASCII letters and digits, `_`, `.` and `-` (`.alphanumerics` would let
+    /// `é` through unencoded).
+    static let segmentCharacters = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 }

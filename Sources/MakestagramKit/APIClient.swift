@@ -66,7 +66,8 @@ public final class APIClient: Sendable {
     /// The URL of `path` under `/api/v1`, with `query` items whose values are not nil.
     func url(_ path: String, query: [String: String?] = [:]) -> URL {
         var components = URLComponents(url: server, resolvingAgainstBaseURL: false) ?? URLComponents()
-        components.path = "/api/v1" + path
+        // Segments arrive percent-encoded (see `segment`); setting `path` would encode their `%` again.
+        components.percentEncodedPath = "/api/v1" + path
         let items = query.compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         components.queryItems = items.isEmpty ? nil : items.sorted { $0.name < $1.name }
         return components.url ?? server
