@@ -98,6 +98,7 @@ def test_a_like_in_one_browser_changes_the_count_in_another_live(browsers, sign_
     bobs.type(f'article[data-post-id="{post["id"]}"] .comment-input', "What a good cat")
     bobs.find(f'article[data-post-id="{post["id"]}"] .comment-input').send_keys(Keys.ENTER)
     alices.wait_until(lambda: "What a good cat" in alices.text(".comments", card), message="the comment arrives live")
+    assert not alices.find_all(".comments .comment-meta", card), "a preview is the text alone: time and Delete are on the post's page"
 
     # Bob's new post is offered to alice by the "new posts" pill.
     newer = bob.post_photo("hubble.jpg", "Deep field")
@@ -310,6 +311,7 @@ def test_profile_post_page_and_keyboard(browsers, sign_up):
     browser.type(".comment-input", "Beautiful")
     browser.find(".comment-input").send_keys(Keys.ENTER)
     browser.wait_until(lambda: "Beautiful" in browser.text(".all-comments"))
+    assert "Delete" in browser.text(".all-comments .comment:last-child .comment-meta"), "the post page keeps them"
     browser.screenshot("post-page")
 
     # The heart is a real button: Tab reaches it and Space presses it.

@@ -25,8 +25,11 @@ export function userLink(user, className = "user-link") {
   return h(`a.${className}`, { href: `/u/${user.username}` }, user.username);
 }
 
-/** A comment line; its delete button shows for the comment's author and the post's author. */
-export function commentItem(comment, post) {
+/**
+ * A comment line; its delete button shows for the comment's author and the post's author. A preview under a feed card
+ * is the text alone: its time and Delete are on the post's page.
+ */
+export function commentItem(comment, post, { preview = false } = {}) {
   const me = store.me;
   const mayDelete = me && (comment.author.id === me.id || post.author.id === me.id);
   const remove = async (event) => {
@@ -43,17 +46,18 @@ export function commentItem(comment, post) {
     "li.comment",
     { dataset: { commentId: comment.id } },
     h("p", {}, userLink(comment.author), " ", h("span.comment-text", {}, richText(comment.text))),
-    h(
-      "div.comment-meta",
-      {},
-      timeElement(comment.createdAt),
-      mayDelete &&
-        h(
-          "button.text-button",
-          { type: "button", onclick: remove, "aria-label": `Delete comment by ${comment.author.username}` },
-          "Delete",
-        ),
-    ),
+    !preview &&
+      h(
+        "div.comment-meta",
+        {},
+        timeElement(comment.createdAt),
+        mayDelete &&
+          h(
+            "button.text-button",
+            { type: "button", onclick: remove, "aria-label": `Delete comment by ${comment.author.username}` },
+            "Delete",
+          ),
+      ),
   );
 }
 
@@ -254,7 +258,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
     if (detail) return;
     commentsLink.hidden = view.commentCount <= view.recentComments.length;
     commentsLink.textContent = `View all ${plural(view.commentCount, "comment")}`;
-    replace(recent, view.recentComments.map((comment) => commentItem(comment, view)));
+    replace(recent, view.recentComments.map((comment) => commentItem(comment, view, { preview: true })));
   }
   render();
   const stop = store.observe(id, (next) => {
