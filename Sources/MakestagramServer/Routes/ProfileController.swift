@@ -27,11 +27,14 @@ struct ProfileController<S: Store>: Sendable {
         let name = try input.displayName.map(TextInput.displayName)
         let bio = try input.bio.map { try TextInput.multiline($0, field: "bio", length: Limits.bioLength) }
         try limits.take(.edits, user: user.id)
-        var profile = try await store.updateProfile(userID: user.id, displayName: name, bio: bio)
+        // Only the writes asked for: switching the like-count default alone does not rewrite the name and bio.
         if let hidden = input.hideLikeCounts {
-            profile = try await store.setHidesLikeCounts(userID: user.id, hidden: hidden)
+            if name != nil || bio != nil {
+                _ = try await store.updateProfile(userID: user.id, displayName: name, bio: bio)
+            }
+            return try await store.setHidesLikeCounts(userID: user.id, hidden: hidden)
         }
-        return profile
+        return try await store.updateProfile(userID: user.id, displayName: name, bio: bio)
     }
 
     /// Takes a photo (multipart field `image`) through the photo pipeline as the new avatar.
