@@ -7,67 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-20}"
-for tool in wrk sqlite3 curl; do
-  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
-done
-bash scripts/install-deps.sh
-swift build -c release --product makestagram
-swift build -c release --product BareServer
-bin="$(swift build -c release --show-bin-path)"
-
-work="$(mktemp -d)"
-server_pid=""; bare_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-start_server() {
-  local port
-  port=$(free_port)
-  # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
-  # Rate limits off: 64 users toggling likes as fast as wrk can send them is the load being measured.
-  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
-    > "$work/server.log" 2>&1 &
-  server_pid=$!
-  base="http://127.0.0.1:$port"
-  for _ in $(seq 1 300); do
-    curl -sf "$base/healthz" > /dev/null && return 0
-    sleep 0.1
-  done
-  cat "$work/server.log"
-  exit 1
-}
+source Benchmarks/common.sh
 
 echo "== seeding"
 start_server
-: > "$work/tokens"
-for i in $(seq 1 64); do
-  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
-    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
-    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
-done
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+sign_up_bench_users
+stop_server
 seed_start=$(date +%s)
 sqlite3 "$work/data/makestagram.sqlite" < Benchmarks/seed.sql
 echo "seeded in $(( $(date +%s) - seed_start )) s"
 start_server
-bare_port=$(free_port)
-taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
-bare_pid=$!
-sleep 1
-
-# Runs wrk on core 1 and prints "req/s p50_ms p99_ms".
-measure() {
-  local out
-  out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency "$@")
-  echo "$out" >> "$work/wrk.log"
-  python3 Benchmarks/wrk-summary.py <<< "$out"
-}
+start_bare
 
 echo "== warm-up"
 TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null
@@ -83,14 +33,13 @@ echo "== paced: bare";     read -r pb_rps pb_p50 pb_p99 _ <<< "$(measure -s Benc
 echo "== paced: timeline"; read -r pt_rps pt_p50 pt_p99 pt_err <<< "$(measure -s Benchmarks/timeline.lua "$base")"
 unset PACE_MS
 
-kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+stop_server
 exact=$(sqlite3 "$work/data/makestagram.sqlite" \
   "SELECT count(*) FROM posts p WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id);")
 likes=$(sqlite3 "$work/data/makestagram.sqlite" "SELECT count(*) || ' rows, sum of counts ' || (SELECT sum(like_count) FROM posts) FROM likes;")
 
 bare_avg=$(( (bare_rps + bare2_rps) / 2 ))
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
-machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
 report=$(cat <<REPORT
 ### $(date -u +%Y-%m-%d) — server: timeline and like toggles
 

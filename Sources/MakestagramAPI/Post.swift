@@ -6,11 +6,44 @@ public struct ImageVariant: Codable, Sendable, Equatable {
     public var url: String
     public var width: Int
     public var height: Int
+    /// The file's media type (`image/webp`, `image/jpeg`); absent from servers that predate it (then JPEG).
+    public var type: String?
 
-    public init(url: String, width: Int, height: Int) {
+    public init(url: String, width: Int, height: Int, type: String? = nil) {
         self.url = url
         self.width = width
         self.height = height
+        self.type = type
+    }
+
+    /// The media type of a stored file, from the extension the server gives it.
+    public static func mediaType(ofFile name: String) -> String {
+        if name.hasSuffix(".webp") { return "image/webp" }
+        if name.hasSuffix(".avif") { return "image/avif" }
+        return "image/jpeg"
+    }
+}
+
+/// How a photo is cut when it is shared: kept whole, or around its centre to one of the aspects a feed shows well
+/// (Instagram's range runs from 1.91:1 to 4:5). Sent as the `crop` field of a new post.
+public enum PhotoCrop: String, Codable, Sendable, CaseIterable {
+    /// The whole photo, at its own aspect.
+    case original
+    /// 1:1.
+    case square
+    /// 4:5, the tallest a feed shows without cropping.
+    case portrait
+    /// 1.91:1, the widest.
+    case landscape
+
+    /// Width over height; nil for ``original``.
+    public var aspectRatio: Double? {
+        switch self {
+        case .original: nil
+        case .square: 1
+        case .portrait: 4.0 / 5.0
+        case .landscape: 1.91
+        }
     }
 }
 
@@ -20,16 +53,42 @@ public struct PostImage: Codable, Sendable, Equatable {
     public var width: Int
     /// Height of the upright original, in pixels.
     public var height: Int
-    /// At most 1080 px on the long side, never upscaled.
+    /// JPEG, at most 1080 px wide (posts from before responsive variants: 1080 px on the long side); never
+    /// upscaled. Every client can show it.
     public var full: ImageVariant
-    /// A 320 × 320 square crop.
+    /// A 320 × 320 square crop, JPEG.
     public var thumb: ImageVariant
+    /// The photo at several widths (320, 640, 1080 and 1440 px, those the photo reaches, never upscaled) in a
+    /// modern format (WebP), narrowest first, for `srcset` or for choosing by screen size; fall back to ``full``.
+    /// Empty for posts stored before variants existed.
+    public var variants: [ImageVariant]
 
-    public init(width: Int, height: Int, full: ImageVariant, thumb: ImageVariant) {
+    public init(width: Int, height: Int, full: ImageVariant, thumb: ImageVariant, variants: [ImageVariant] = []) {
         self.width = width
         self.height = height
         self.full = full
         self.thumb = thumb
+        self.variants = variants
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case width, height, full, thumb, variants
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        width = try container.decode(Int.self, forKey: .width)
+        height = try container.decode(Int.self, forKey: .height)
+        full = try container.decode(ImageVariant.self, forKey: .full)
+        thumb = try container.decode(ImageVariant.self, forKey: .thumb)
+        variants = try container.decodeIfPresent([ImageVariant].self, forKey: .variants) ?? []
+    }
+
+    /// The narrowest rendition at least `pixels` wide (the widest when none is): a responsive variant, else
+    /// ``full``. `acceptsVariants` false keeps to ``full`` (a client that cannot decode the variants' format).
+    public func best(forWidth pixels: Int, acceptsVariants: Bool = true) -> ImageVariant {
+        guard acceptsVariants, let widest = variants.last else { return full }
+        return variants.first { $0.width >= pixels } ?? widest
     }
 }
 

@@ -10,12 +10,17 @@ public struct UserSummary: Codable, Sendable, Equatable, Hashable {
     public var displayName: String
     /// Where the user's avatar image is served, or nil when they have none.
     public var avatarURL: String?
+    /// In lists of people (search, suggestions, followers, following, likers): whether the requesting user follows
+    /// them, for a Follow button. Absent elsewhere, and on the requesting user themself.
+    public var viewerFollows: Bool?
 
-    public init(id: Int64, username: String, displayName: String, avatarURL: String? = nil) {
+    public init(id: Int64, username: String, displayName: String, avatarURL: String? = nil, viewerFollows: Bool? = nil)
+    {
         self.id = id
         self.username = username
         self.displayName = displayName
         self.avatarURL = avatarURL
+        self.viewerFollows = viewerFollows
     }
 }
 

@@ -56,9 +56,16 @@ extension APIClient {
 
     // MARK: Users and follows
 
-    /// Users whose username starts with `query`.
+    /// People whose username or display name contains `query` (case and accents ignored; one or two characters
+    /// match the start of usernames), best matches and people you follow first. Each says whether you follow them.
     public func searchUsers(_ query: String, limit: Int? = nil) async throws -> Page<UserSummary> {
         try await send(.get, "/users", query: ["query": query, "limit": limit.map(String.init)])
+    }
+
+    /// People you might follow: those followed by people you follow, then the most followed. `relatedTo`, a
+    /// profile being looked at, puts whom it follows first.
+    public func suggestedUsers(relatedTo username: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/me/suggestions", query: ["for": username, "limit": limit.map(String.init)])
     }
 
     /// A user's profile with counts and whether the viewer follows them.
@@ -113,12 +120,14 @@ extension APIClient {
         try await send(.get, "/posts/\(id)")
     }
 
-    /// Shares a photo (JPEG, PNG, WebP or HEIC bytes). `progress` gets the fraction of the upload sent.
+    /// Shares a photo (JPEG, PNG, WebP or HEIC bytes), cut by the server as `crop` says. `progress` gets the
+    /// fraction of the upload sent.
     public func createPost(
-        image: Data, fileName: String = "photo.jpg", caption: String = "",
+        image: Data, fileName: String = "photo.jpg", caption: String = "", crop: PhotoCrop = .original,
         progress: (@Sendable (Double) -> Void)? = nil
     ) async throws -> Post {
-        let form = MultipartForm(fields: ["caption": caption], file: (field: "image", name: fileName, data: image))
+        let form = MultipartForm(
+            fields: ["caption": caption, "crop": crop.rawValue], file: (field: "image", name: fileName, data: image))
         let data = try await sendForData(
             .post, "/posts", body: (form.body, form.contentType), progress: progress ?? { _ in })
         do {

@@ -94,13 +94,15 @@ public final class Makestagram {
     /// Loads photos, from the offline cache when they were seen before.
     public var images: ImageLoader { ImageLoader(client: client, cache: posts.cache) }
 
-    /// Shares a photo; `progress` gets the fraction sent. The post goes to the top of the home feed.
+    /// Shares a photo, cut by the server as `crop` says; `progress` gets the fraction sent. The post goes to the
+    /// top of the home feed.
     @discardableResult
     public func share(
-        image: Data, fileName: String = "photo.jpg", caption: String = "",
+        image: Data, fileName: String = "photo.jpg", caption: String = "", crop: PhotoCrop = .original,
         progress: (@Sendable (Double) -> Void)? = nil
     ) async throws -> PostModel {
-        let post = try await client.createPost(image: image, fileName: fileName, caption: caption, progress: progress)
+        let post = try await client.createPost(
+            image: image, fileName: fileName, caption: caption, crop: crop, progress: progress)
         feeds[.home]?.insert(post)
         feeds[.user(post.author.username)]?.insert(post)
         return posts.model(for: post)

@@ -155,6 +155,9 @@ public final class LiveHub: Service {
             for connection in recipients.values { connection.deliverDeletion(delivery, drains: drains) }
             drains.run()
             deliveries.increment(by: recipients.count)
+        case .imageChanged:
+            // New renditions of a photo already shown: screens keep what they show; new reads carry them.
+            return
         case .followChanged:
             // Nothing on screen shows follows live yet; the follower's next timeline read has the followee's posts.
             return

@@ -55,8 +55,14 @@ public protocol Store: Sendable {
     func profile(username: String, viewer: Int64) async throws -> UserProfile?
     /// A user's profile by ID as `viewer` sees it.
     func profile(id: Int64, viewer: Int64) async throws -> UserProfile?
-    /// Users whose username starts with `prefix`, shortest usernames first.
-    func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary]
+    /// Users whose username or display name contains `query` (folded by ``PeopleSearch/fold(_:)``; below
+    /// ``PeopleSearch/substringMinimum`` characters, whose username starts with it), ranked as ``PeopleSearch``
+    /// describes for `viewer`.
+    func searchUsers(query: String, viewer: Int64, limit: Int) async throws -> [UserSummary]
+    /// People `viewer` might follow (``FollowSuggestions``), at most `limit`; `related` is a profile being looked at.
+    func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary]
+    /// Which of `users` `viewer` follows.
+    func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
     /// Makes `viewer` follow or stop following `username`; idempotent. Throws `notFound` or `cannotFollowSelf`.
     func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState
     /// Those who follow `username`, most recent first. Nil when there is no such user.
@@ -94,6 +100,14 @@ public protocol Store: Sendable {
     /// Posts whose caption carries `#tag` (any letter case; ``Hashtags``), newest first, in full; an unknown tag
     /// has no posts.
     func posts(tag: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
+
+    /// Up to `limit` posts stored before responsive variants, after the post `after` in ID order: each one's ID and
+    /// the file name of its full JPEG.
+    func postsWithoutVariants(after: Int64, limit: Int) async throws -> [(id: Int64, fullFile: String)]
+    /// Gives a post stored before responsive variants its variants (a new version, published as
+    /// ``StoreEvent/imageChanged(postID:version:)``). False when it has some already or is gone: the caller then
+    /// removes the files it wrote.
+    func setVariants(postID: Int64, variants: [StoredVariant]) async throws -> Bool
 
     // MARK: Likes, comments and reports
 

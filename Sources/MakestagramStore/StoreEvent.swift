@@ -17,6 +17,9 @@ public enum StoreEvent: Sendable, Equatable {
     case likeCountHiddenChanged(postID: Int64, authorID: Int64, hidden: Bool, likeCount: Int, version: Int64)
     /// A post's author edited its caption.
     case captionEdited(postID: Int64, caption: String, editedAt: Date, version: Int64)
+    /// A post stored before responsive variants was given them: its JSON must be rendered again (nothing a screen
+    /// shows changes, so no live message is sent).
+    case imageChanged(postID: Int64, version: Int64)
     /// A post was deleted; `audience` is everyone whose home timeline it left.
     case postDeleted(postID: Int64, version: Int64, audience: [Int64])
     /// A session ended (log-out); connections authenticated by it must close.
@@ -41,6 +44,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .commentDeleted(_, let postID, _, _): postID
         case .postCreated(let post, _): post.id
         case .captionEdited(let postID, _, _, _): postID
+        case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
         case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged: nil

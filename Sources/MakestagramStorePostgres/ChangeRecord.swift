@@ -10,7 +10,7 @@ import MakestagramStore
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged, activityChanged, likeCountHidden
+            profileChanged, activityChanged, likeCountHidden, imageChanged
     }
 
     var kind: Kind
@@ -88,6 +88,10 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             self.caption = caption
             at = editedAt.timeIntervalSince1970
             self.version = version
+        case .imageChanged(let postID, let version):
+            self.init(kind: .imageChanged)
+            post = postID
+            self.version = version
         case .postDeleted(let postID, let version, _):
             self.init(kind: .postDeleted)
             post = postID
@@ -164,6 +168,9 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .postDeleted:
             guard let post, let version else { return nil }
             return .postDeleted(postID: post, version: version, audience: audience)
+        case .imageChanged:
+            guard let post, let version else { return nil }
+            return .imageChanged(postID: post, version: version)
         case .sessionEnded:
             guard let token, let hash = Self.bytes(hex: token) else { return nil }
             return .sessionEnded(tokenHash: hash)

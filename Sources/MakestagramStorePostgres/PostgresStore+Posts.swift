@@ -24,10 +24,10 @@ extension PostgresStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                  thumb_file, thumb_width, thumb_height, created_at, hide_like_count)
+                  thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
                 VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
                   \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
-                  \(post.thumb.height), \(Self.now),
+                  \(post.thumb.height), \(StoredVariant.column(post.variants)), \(Self.now),
                   coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
                 RETURNING id
                 """, logger: logger
@@ -82,6 +82,34 @@ extension PostgresStore {
         }
     }
 
+    public func postsWithoutVariants(after: Int64, limit: Int) async throws -> [(id: Int64, fullFile: String)] {
+        try await read { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT id, full_file FROM posts WHERE variants IS NULL AND id > \(after) ORDER BY id LIMIT \(limit)
+                """, logger: logger)
+            var posts: [(id: Int64, fullFile: String)] = []
+            for try await (id, file) in rows.decode((Int64, String).self) { posts.append((id, file)) }
+            return posts
+        }
+    }
+
+    public func setVariants(postID: Int64, variants: [StoredVariant]) async throws -> Bool {
+        guard let column = StoredVariant.column(variants) else { return false }
+        return try await write { [logger] connection, changes in
+            let rows = try await connection.query(
+                """
+                UPDATE posts SET variants = \(column), version = version + 1 WHERE id = \(postID) AND variants IS NULL
+                RETURNING author_id, version
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return false }
+            let (author, version) = try row.decode((Int64, Int64).self)
+            changes.publish(.imageChanged(postID: postID, version: version), author: author)
+            return true
+        }
+    }
+
     public func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post {
         try await write { [logger] connection, changes in
             let rows = try await connection.query(
@@ -111,16 +139,16 @@ extension PostgresStore {
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
         try await write { [logger] connection, changes in
             let rows = try await connection.query(
-                "SELECT author_id, full_file, thumb_file, version FROM posts WHERE id = \(id) FOR UPDATE",
+                "SELECT author_id, full_file, thumb_file, variants, version FROM posts WHERE id = \(id) FOR UPDATE",
                 logger: logger
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
-            let (author, full, thumb, version) = try row.decode((Int64, String, String, Int64).self)
+            let (author, full, thumb, variants, version) = try row.decode((Int64, String, String, String?, Int64).self)
             guard author == viewer else { throw StoreError.forbidden }
             let audience = try await Self.audience(connection, postID: id, logger: logger)
             try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
             changes.publish(.postDeleted(postID: id, version: version + 1, audience: audience), author: author)
-            return [full, thumb]
+            return [full, thumb] + StoredVariant.variants(column: variants).map(\.fileName)
         }
     }
 

@@ -61,8 +61,10 @@ extension PostgresStore {
             else { throw StoreError.notFound("user") }
             let name = displayName ?? old.displayName
             let bio = bio ?? old.bio
+            let key = PeopleSearch.key(username: old.username, displayName: name)
             try await connection.query(
-                "UPDATE users SET display_name = \(name), bio = \(bio) WHERE id = \(userID)", logger: logger)
+                "UPDATE users SET display_name = \(name), bio = \(bio), search_key = \(key) WHERE id = \(userID)",
+                logger: logger)
             var profile = old
             profile.displayName = name
             profile.bio = bio
@@ -106,18 +108,124 @@ extension PostgresStore {
         }
     }
 
-    public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {
-        let escaped = Self.folded(prefix).replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    public func searchUsers(query: String, viewer: Int64, limit: Int) async throws -> [UserSummary] {
+        let folded = PeopleSearch.fold(query)
+        guard !folded.isEmpty else { return [] }
+        let escaped = PeopleSearch.likeEscaped(folded)
+        let short = folded.count < PeopleSearch.substringMinimum
         return try await read { [logger] connection in
-            let rows = try await connection.query(
-                """
-                SELECT id, username, display_name, avatar_file FROM users
-                WHERE username LIKE \(escaped + "%") ESCAPE '\\' ORDER BY length(username), username LIMIT \(limit)
-                """, logger: logger)
+            let rows: PostgresRowSequence
+            if short {
+                rows = try await connection.query(
+                    """
+                    WITH candidates AS (
+                      (SELECT id FROM users WHERE username LIKE \(escaped + "%") LIMIT \(PeopleSearch.candidateLimit))
+                      UNION
+                      SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
+                      WHERE f.follower_id = \(viewer) AND fu.username LIKE \(escaped + "%"))
+                    SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
+                    ORDER BY u.username <> \(folded),
+                      EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(viewer) AND f.followee_id = u.id) DESC,
+                      length(u.username), u.username
+                    LIMIT \(limit)
+                    """, logger: logger)
+            } else {
+                let contains = "%" + escaped + "%"
+                rows = try await connection.query(
+                    """
+                    WITH candidates AS (
+                      (SELECT id FROM users WHERE search_key LIKE \(contains) LIMIT \(PeopleSearch.candidateLimit))
+                      UNION
+                      (SELECT id FROM users WHERE username LIKE \(escaped + "%") LIMIT \(PeopleSearch.candidateLimit))
+                      UNION
+                      SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
+                      WHERE f.follower_id = \(viewer) AND fu.search_key LIKE \(contains))
+                    SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
+                    ORDER BY CASE
+                        WHEN u.username = \(folded) OR u.search_key = u.username || \("\n" + folded) THEN 0
+                        WHEN u.search_key LIKE \(escaped + "%") OR u.search_key LIKE \("%\n" + escaped + "%")
+                          OR u.search_key LIKE \("% " + escaped + "%") THEN 1
+                        ELSE 2 END,
+                      EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(viewer) AND f.followee_id = u.id) DESC,
+                      length(u.username), u.username
+                    LIMIT \(limit)
+                    """, logger: logger)
+            }
             var users: [UserSummary] = []
             for try await row in rows { users.append(try PostRows.summary(row)) }
             return users
+        }
+    }
+
+    public func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary] {
+        let related = related ?? 0
+        return try await read { [logger] connection in
+            var ranked: [UserSummary] = []
+            let rankedRows = try await connection.query(
+                """
+                SELECT u.id, u.username, u.display_name, u.avatar_file
+                FROM follows f JOIN users u ON u.id = f.followee_id
+                WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = \(viewer))
+                    OR f.follower_id = \(related))
+                  AND f.followee_id NOT IN (\(viewer), \(related))
+                  AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
+                GROUP BY u.id
+                ORDER BY bool_or(f.follower_id = \(related)) DESC, count(*) DESC, u.follower_count DESC, u.id
+                LIMIT \(limit)
+                """, logger: logger)
+            for try await row in rankedRows { ranked.append(try PostRows.summary(row)) }
+            guard ranked.count < limit else { return ranked }
+            var popular: [UserSummary] = []
+            let popularRows = try await connection.query(
+                """
+                SELECT u.id, u.username, u.display_name, u.avatar_file FROM users u
+                WHERE u.id NOT IN (\(viewer), \(related))
+                  AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
+                ORDER BY u.follower_count DESC, u.id LIMIT \(limit + ranked.count)
+                """, logger: logger)
+            for try await row in popularRows { popular.append(try PostRows.summary(row)) }
+            return FollowSuggestions.merge(ranked: ranked, popular: popular, limit: limit)
+        }
+    }
+
+    public func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64> {
+        guard !users.isEmpty else { return [] }
+        return try await read { [logger] connection in
+            let rows = try await connection.query(
+                "SELECT followee_id FROM follows WHERE follower_id = \(viewer) AND followee_id = ANY(\(users))",
+                logger: logger)
+            var followed = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { followed.insert(id) }
+            return followed
+        }
+    }
+
+    /// Gives every user without a search key (those from before migration v9, or written by another tool) its
+    /// key, a thousand at a time.
+    func fillSearchKeys() async throws {
+        var after: Int64 = 0
+        while true {
+            let batch = try await read { [logger, after] connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT id, username, display_name FROM users WHERE id > \(after) AND search_key IS NULL
+                    ORDER BY id LIMIT 1000
+                    """, logger: logger)
+                var batch: [(Int64, String, String)] = []
+                for try await row in rows.decode((Int64, String, String).self) { batch.append(row) }
+                return batch
+            }
+            guard let last = batch.last else { return }
+            let ids = batch.map(\.0)
+            let keys = batch.map { PeopleSearch.key(username: $0.1, displayName: $0.2) }
+            _ = try await read { [logger] connection in
+                try await connection.query(
+                    """
+                    UPDATE users SET search_key = k.key FROM unnest(\(ids)::bigint[], \(keys)::text[]) AS k(id, key)
+                    WHERE users.id = k.id AND users.search_key IS NULL
+                    """, logger: logger)
+            }
+            after = last.0
         }
     }
 

@@ -44,6 +44,7 @@ public final class PostgresStore: Store, Service {
             // Reachable first, within the timeout; then migrations, however long they take.
             _ = try await store.read { connection in try await connection.query("SELECT 1", logger: logger) }
             try await store.mapErrors { try await Schema.migrate(store.client, logger: logger) }
+            try await store.fillSearchKeys()
             try await store.stream.start()
         } catch {
             store.close()
@@ -218,8 +219,10 @@ public final class PostgresStore: Store, Service {
             return try await write { [logger] connection, _ in
                 let rows = try await connection.query(
                     """
-                    INSERT INTO users (username, display_name, password_hash, created_at)
-                    VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(Self.now)) RETURNING id
+                    INSERT INTO users (username, display_name, password_hash, created_at, search_key)
+                    VALUES (\(user.username), \(user.displayName), \(user.passwordHash), \(Self.now),
+                      \(PeopleSearch.key(username: user.username, displayName: user.displayName)))
+                    RETURNING id
                     """, logger: logger
                 ).collect()
                 let id = try rows[0].decode(Int64.self)
@@ -316,9 +319,13 @@ public final class PostgresStore: Store, Service {
                 SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
                 UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
                 UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
+                UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM posts WHERE variants IS NOT NULL
                 """, logger: logger)
             var files = Set<String>()
-            for try await name in rows.decode(String.self) { files.insert(name) }
+            for try await name in rows.decode(String.self) {
+                // A variant item is `<width>x<height>:<file>`.
+                files.insert(name.split(separator: ":", maxSplits: 1).last.map(String.init) ?? name)
+            }
             return files
         }
     }

@@ -21,6 +21,8 @@ enum Schema {
         ("v6 activity", v6),
         ("v7 hidden like counts", v7),
         ("v8 hashtags", v8),
+        ("v9 people search", v9),
+        ("v10 responsive variants", v10),
     ]
 
     static let v1 = """
@@ -458,6 +460,23 @@ enum Schema {
           SELECT DISTINCT lower(m[1]), p.id
           FROM posts p, regexp_matches(p.caption, '(?:^|[^[:alnum:]_#&])#([[:alnum:]_]{1,100})', 'g') AS m
           ON CONFLICT DO NOTHING;
+        """
+
+    /// People search and suggestions: each user's search key (``PeopleSearch``; the store fills the keys of
+    /// existing users after migrating) under a trigram index, usernames for prefix matches whatever the database's
+    /// collation, and users by follower count for "popular" suggestions. `pg_trgm` ships with PostgreSQL and is a
+    /// trusted extension: the database's owner may create it.
+    static let v9 = """
+        CREATE EXTENSION IF NOT EXISTS pg_trgm;
+        ALTER TABLE users ADD COLUMN search_key text;
+        CREATE INDEX users_search ON users USING gin (search_key gin_trgm_ops);
+        CREATE INDEX users_username_prefix ON users (username text_pattern_ops);
+        CREATE INDEX users_popular ON users (follower_count DESC, id);
+        """
+
+    /// Responsive variants of a post's photo (``StoredVariant/column(_:)``): NULL for posts stored before them.
+    static let v10 = """
+        ALTER TABLE posts ADD COLUMN variants text;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

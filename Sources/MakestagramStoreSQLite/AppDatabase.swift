@@ -41,6 +41,7 @@ public struct AppDatabase: Sendable {
         readers = ReaderSlots(capacity: (writer as? DatabasePool)?.configuration.maximumReaderCount ?? 1)
         writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
+        try writer.write { try SQLiteStore.fillSearchKeys($0) }
         writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 
@@ -55,6 +56,8 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v6 activity", migrate: Schema.v6)
         migrator.registerMigration("v7 hidden like counts", migrate: Schema.v7)
         migrator.registerMigration("v8 hashtags", migrate: Schema.v8)
+        migrator.registerMigration("v9 people search", migrate: Schema.v9)
+        migrator.registerMigration("v10 responsive variants", migrate: Schema.v10)
         return migrator
     }
 }

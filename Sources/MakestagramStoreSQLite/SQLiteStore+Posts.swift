@@ -18,13 +18,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                      thumb_file, thumb_width, thumb_height, created_at, hide_like_count)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
+                      thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
                     """,
                 arguments: [
                     post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
-                    post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height, Self.now,
-                    post.authorID,
+                    post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height,
+                    StoredVariant.column(post.variants), Self.now, post.authorID,
                 ])
             let id = db.lastInsertedRowID
             try Self.file(db, postID: id, caption: post.caption)
@@ -75,6 +75,32 @@ extension SQLiteStore {
         }
     }
 
+    public func postsWithoutVariants(after: Int64, limit: Int) async throws -> [(id: Int64, fullFile: String)] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, full_file FROM posts WHERE variants IS NULL AND id > ? ORDER BY id LIMIT ?",
+                arguments: [after, limit]
+            ).map { (id: $0["id"], fullFile: $0["full_file"]) }
+        }
+    }
+
+    public func setVariants(postID: Int64, variants: [StoredVariant]) async throws -> Bool {
+        guard let column = StoredVariant.column(variants) else { return false }
+        return try await write { db in
+            guard
+                let version = try Int64.fetchOne(
+                    db,
+                    sql: """
+                        UPDATE posts SET variants = ?, version = version + 1 WHERE id = ? AND variants IS NULL
+                        RETURNING version
+                        """,
+                    arguments: [column, postID])
+            else { return false }
+            publishOnCommit(db, .imageChanged(postID: postID, version: version))
+            return true
+        }
+    }
+
     public func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post {
         try await write { db in
             guard
@@ -104,7 +130,7 @@ extension SQLiteStore {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT author_id, full_file, thumb_file, version FROM posts WHERE id = ?",
+                    db, sql: "SELECT author_id, full_file, thumb_file, variants, version FROM posts WHERE id = ?",
                     arguments: [id])
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
@@ -113,6 +139,7 @@ extension SQLiteStore {
             publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
             try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
             return [row["full_file"], row["thumb_file"]]
+                + StoredVariant.variants(column: row["variants"]).map(\.fileName)
         }
     }
 

@@ -46,8 +46,11 @@ extension SQLiteStore {
                 throw StoreError.notFound("user")
             }
             try db.execute(
-                sql: "UPDATE users SET display_name = ?, bio = ? WHERE id = ?",
-                arguments: [displayName ?? old.displayName, bio ?? old.bio, userID])
+                sql: "UPDATE users SET display_name = ?, bio = ?, search_key = ? WHERE id = ?",
+                arguments: [
+                    displayName ?? old.displayName, bio ?? old.bio,
+                    PeopleSearch.key(username: old.username, displayName: displayName ?? old.displayName), userID,
+                ])
             guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
                 throw StoreError.notFound("user")
             }
@@ -90,18 +93,136 @@ extension SQLiteStore {
 
     public var renderEpoch: UInt64 { database.caches.renderEpoch }
 
-    public func searchUsers(prefix: String, limit: Int) async throws -> [UserSummary] {
-        let escaped = prefix.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    public func searchUsers(query: String, viewer: Int64, limit: Int) async throws -> [UserSummary] {
+        let folded = PeopleSearch.fold(query)
+        guard !folded.isEmpty else { return [] }
+        let followed = "EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = :viewer AND f.followee_id = u.id)"
+        if folded.count < PeopleSearch.substringMinimum {
+            // Usernames that start with the query, from their index: at most ``PeopleSearch/candidateLimit``, and
+            // every one among the people the viewer follows.
+            return try await read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        WITH candidates(id) AS (
+                          SELECT id FROM (SELECT id FROM users WHERE username LIKE :prefix ESCAPE '\\' LIMIT :cap)
+                          UNION
+                          SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
+                          WHERE f.follower_id = :viewer AND fu.username LIKE :prefix ESCAPE '\\')
+                        SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
+                        FROM candidates c JOIN users u ON u.id = c.id
+                        ORDER BY u.username <> :query, \(followed) DESC, length(u.username), u.username LIMIT :limit
+                        """,
+                    arguments: [
+                        "prefix": PeopleSearch.likeEscaped(folded) + "%", "query": folded, "viewer": viewer,
+                        "cap": PeopleSearch.candidateLimit, "limit": limit,
+                    ]
+                ).map(PostQuery.author)
+            }
+        }
+        // GLOB, as FTS5's trigram index serves GLOB and LIKE but not LIKE with ESCAPE; keys and query are folded.
+        // The candidates: at most ``PeopleSearch/candidateLimit`` from the trigram index and as many usernames
+        // starting with the query (from the usernames' index), and every match among those the viewer follows.
+        let glob = Self.globEscaped(folded)
+        let arguments: StatementArguments = [
+            "contains": "*\(glob)*", "prefix": PeopleSearch.likeEscaped(folded) + "%", "query": folded,
+            "starts": "\(glob)*", "nameStarts": "*\n\(glob)*", "wordStarts": "* \(glob)*", "viewer": viewer,
+            "cap": PeopleSearch.candidateLimit, "limit": limit,
+        ]
         return try await read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id AS author_id, username, display_name, avatar_file FROM users
-                    WHERE username LIKE ? ESCAPE '\\' ORDER BY length(username), username LIMIT ?
+                    WITH candidates(id) AS (
+                      SELECT id FROM (SELECT rowid AS id FROM users_search WHERE search_key GLOB :contains LIMIT :cap)
+                      UNION
+                      SELECT id FROM (SELECT id FROM users WHERE username LIKE :prefix ESCAPE '\\' LIMIT :cap)
+                      UNION
+                      SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
+                      WHERE f.follower_id = :viewer AND fu.search_key GLOB :contains)
+                    SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM candidates c JOIN users u ON u.id = c.id
+                    ORDER BY CASE
+                        WHEN u.username = :query OR u.search_key = u.username || char(10) || :query THEN 0
+                        WHEN u.search_key GLOB :starts OR u.search_key GLOB :nameStarts
+                          OR u.search_key GLOB :wordStarts THEN 1
+                        ELSE 2 END,
+                      \(followed) DESC, length(u.username), u.username
+                    LIMIT :limit
                     """,
-                arguments: [escaped + "%", limit]
+                arguments: arguments
             ).map(PostQuery.author)
+        }
+    }
+
+    /// `text` as a GLOB pattern matching itself.
+    static func globEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "*", "?", "[": escaped += "[\(character)]"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    public func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary] {
+        let related = related ?? 0
+        return try await read { db in
+            let ranked = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file,
+                      max(f.follower_id = :related) AS related_follows, count(*) AS mutual
+                    FROM follows f JOIN users u ON u.id = f.followee_id
+                    WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = :viewer)
+                        OR f.follower_id = :related)
+                      AND f.followee_id NOT IN (:viewer, :related)
+                      AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
+                    GROUP BY u.id
+                    ORDER BY related_follows DESC, mutual DESC, u.follower_count DESC, u.id LIMIT :limit
+                    """,
+                arguments: ["viewer": viewer, "related": related, "limit": limit]
+            ).map(PostQuery.author)
+            guard ranked.count < limit else { return ranked }
+            let popular = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file FROM users u
+                    WHERE u.id NOT IN (:viewer, :related)
+                      AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
+                    ORDER BY u.follower_count DESC, u.id LIMIT :limit
+                    """,
+                arguments: ["viewer": viewer, "related": related, "limit": limit + ranked.count]
+            ).map(PostQuery.author)
+            return FollowSuggestions.merge(ranked: ranked, popular: popular, limit: limit)
+        }
+    }
+
+    public func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64> {
+        guard !users.isEmpty else { return [] }
+        let list = "[" + users.map(String.init).joined(separator: ",") + "]"
+        return try await read { db in
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql: """
+                        SELECT followee_id FROM follows
+                        WHERE follower_id = ? AND followee_id IN (SELECT value FROM json_each(?))
+                        """,
+                    arguments: [viewer, list]))
+        }
+    }
+
+    /// Gives every user without a search key (new in migration v9, or written by another tool) its key.
+    static func fillSearchKeys(_ db: Database) throws {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, username, display_name FROM users WHERE search_key IS NULL")
+        let update = try db.makeStatement(sql: "UPDATE users SET search_key = ? WHERE id = ?")
+        for row in rows {
+            let key = PeopleSearch.key(username: row["username"], displayName: row["display_name"])
+            try update.execute(arguments: [key, row["id"] as Int64])
         }
     }
 

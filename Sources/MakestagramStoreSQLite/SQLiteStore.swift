@@ -64,8 +64,14 @@ public struct SQLiteStore: Store {
         try await write { db in
             do {
                 try db.execute(
-                    sql: "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                    arguments: [user.username, user.displayName, user.passwordHash, Self.now])
+                    sql: """
+                        INSERT INTO users (username, display_name, password_hash, created_at, search_key)
+                        VALUES (?, ?, ?, ?, ?)
+                        """,
+                    arguments: [
+                        user.username, user.displayName, user.passwordHash, Self.now,
+                        PeopleSearch.key(username: user.username, displayName: user.displayName),
+                    ])
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw StoreError.usernameTaken
             }
@@ -152,7 +158,8 @@ public struct SQLiteStore: Store {
                     UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
                     UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
                     """)
-            return Set(rows)
+            let variants = try String.fetchAll(db, sql: "SELECT variants FROM posts WHERE variants IS NOT NULL")
+            return Set(rows).union(variants.flatMap { StoredVariant.variants(column: $0).map(\.fileName) })
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MakestagramAPI
 import MakestagramKit
 import Synchronization
 
@@ -11,6 +12,8 @@ struct PostPhoto: AsyncParsableCommand {
 
     @Argument(help: "The photo file.", completion: .file()) var image: String
     @Option(help: "The caption (up to 2,200 characters).") var caption = ""
+    @Option(help: "Cut the photo around its centre: original (whole), square, portrait (4:5) or landscape (1.91:1).")
+    var crop: PhotoCrop = .original
     @Flag(help: "Print the new post as JSON.") var json = false
     @OptionGroup var options: ClientOptions
 
@@ -25,7 +28,7 @@ struct PostPhoto: AsyncParsableCommand {
             do {
                 post = try await context.app.share(
                     image: data, fileName: URL(fileURLWithPath: image).lastPathComponent, caption: caption,
-                    progress: { bar.update($0) })
+                    crop: crop, progress: { bar.update($0) })
                 bar.finish()
             } catch {
                 bar.end()
@@ -79,3 +82,5 @@ extension String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
 }
+
+extension PhotoCrop: ExpressibleByArgument {}

@@ -17,7 +17,9 @@ import Testing
             #expect(progress.values.last == 1 && progress.values.count >= 2)
             #expect(shared.caption.value == "Morning coffee" && shared.image.height > shared.image.width)
             #expect(try await bob.client.searchUsers("ali").items.map(\.username) == ["alice"])
+            #expect(try await bob.client.suggestedUsers(limit: 5).items.map(\.username).contains("alice"))
             _ = try await bob.client.follow("alice")
+            #expect(try await bob.client.searchUsers("ali").items.first?.viewerFollows == true)
 
             let feed = bob.homeFeed
             try await feed.refresh()
@@ -163,6 +165,15 @@ import Testing
             try await alice.homeFeed.refresh()
             let photo = try await alice.images.data(for: shared.image.thumb)
             #expect(photo.starts(with: [0xFF, 0xD8]))
+            // Chosen by screen size: hubble.jpg is 1000 px wide, so its variants are 320, 640 and 1000 px wide.
+            let image = shared.image
+            #expect(image.variants.map(\.width) == [320, 640, 1000])
+            #expect(alice.images.variant(of: image, points: 100, scale: 3).width == 320)
+            #expect(alice.images.variant(of: image, points: 300, scale: 2).width == 640)
+            #expect(alice.images.variant(of: image, points: 390, scale: 3).width == 1000, "the sharpest there is")
+            #expect(alice.images.variant(of: image, points: 300, scale: 2, acceptsWebP: false) == image.full)
+            let webp = try await alice.images.data(for: image, points: 150, scale: 2)
+            #expect(webp.starts(with: Array("RIFF".utf8)))
 
             let offline = SwitchableTransport()
             offline.set(.offline)

@@ -10,8 +10,13 @@ import Testing
             id: 42, createdAt: Date(timeIntervalSince1970: 1_795_000_000), caption: caption,
             author: UserSummary(id: 7, username: "alice", displayName: "Alice \"A\" Ärcher", avatarURL: avatar),
             image: PostImage(
-                width: 2688, height: 4032, full: ImageVariant(url: "/media/a.jpg", width: 720, height: 1080),
-                thumb: ImageVariant(url: "/media/b.jpg", width: 320, height: 320)),
+                width: 2688, height: 4032,
+                full: ImageVariant(url: "/media/a.jpg", width: 1080, height: 1620, type: "image/jpeg"),
+                thumb: ImageVariant(url: "/media/b.jpg", width: 320, height: 320),
+                variants: [
+                    ImageVariant(url: "/media/c.webp", width: 320, height: 480, type: "image/webp"),
+                    ImageVariant(url: "/media/d.webp", width: 640, height: 960, type: "image/webp"),
+                ]),
             likeCount: 3, commentCount: likers.count, viewerHasLiked: true, likers: likers,
             recentComments: likers.enumerated().map { index, name in
                 Comment(

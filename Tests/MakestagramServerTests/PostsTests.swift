@@ -2,6 +2,8 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import MakestagramAPI
+import MakestagramStore
+import MakestagramStoreSQLite
 import NIOCore
 import Photos
 import ServerTestSupport
@@ -26,7 +28,9 @@ import Testing
             let post = try await client.post(photo, caption: "  \(photo)  ", as: alice)
             #expect(post.caption == photo)
             #expect(post.author.username == "alice" && post.likeCount == 0 && !post.viewerHasLiked)
-            for variant in [post.image.full, post.image.thumb] {
+            #expect(!post.image.variants.isEmpty && post.image.variants.allSatisfy { $0.type == "image/webp" })
+            #expect(post.image.full.type == "image/jpeg")
+            for variant in [post.image.full, post.image.thumb] + post.image.variants {
                 let data = try await fetch(client, variant.url)
                 let header = try data.withUnsafeBytes { try ImageHeader.read($0) }
                 #expect(header.metadata.isEmpty, "\(variant.url) keeps \(header.metadata)")
@@ -34,7 +38,7 @@ import Testing
                 #expect(data.range(of: Data("GPS".utf8)) == nil && data.range(of: Data("Exif".utf8)) == nil)
                 #expect(header.width == variant.width && header.height == variant.height)
             }
-            #expect(max(post.image.full.width, post.image.full.height) <= 1080)
+            #expect(post.image.full.width <= 1080)
             #expect(post.image.thumb.width == 320 && post.image.thumb.height == 320)
         }
     }
@@ -44,9 +48,35 @@ import Testing
             let alice = try await client.signUp("alice")
             let phone = try await client.post("phone-gps-rotated.jpg", as: alice)
             #expect(phone.image.width == 2688 && phone.image.height == 4032)
-            #expect(phone.image.full.width == 720 && phone.image.full.height == 1080)
+            #expect(phone.image.full.width == 1080 && phone.image.full.height == 1620)
+            #expect(phone.image.variants.map(\.width) == [320, 640, 1080, 1440])
             let heic = try await client.post("chelsea-gps.heic", as: alice)
             #expect(heic.image.full.width > 0)
+        }
+    }
+
+    @Test func theAuthorsCropIsApplied() async throws {
+        try await TestServer.run { client, folder in
+            let alice = try await client.signUp("alice")
+            let portrait = try await client.post("phone-gps-rotated.jpg", crop: "portrait", as: alice)
+            #expect(portrait.image.width == 2688 && portrait.image.height == 3360)
+            #expect(portrait.image.full.width == 1080 && portrait.image.full.height == 1350)
+            #expect(portrait.image.variants.map(\.height) == [400, 800, 1350, 1800])
+            let served = try await client.send(.get, portrait.image.variants[0].url)
+            #expect(served.headers[.contentType] == "image/webp")
+            let square = try await client.post("hubble.jpg", crop: "square", as: alice)
+            #expect(square.image.width == 872 && square.image.height == 872)
+            let wide = try await client.post("hubble.jpg", crop: "landscape", as: alice)
+            #expect(wide.image.width == 1000 && wide.image.height == 524)
+            let whole = try await client.post("hubble.jpg", crop: "original", as: alice)
+            #expect(whole.image.width == 1000 && whole.image.height == 872)
+            let files = try mediaFiles(folder).count
+            for bad in ["4:5", "Portrait", "", String(repeating: "x", count: 5000)] {
+                let response = try await client.upload("hubble.jpg", crop: bad, as: alice)
+                #expect(response.status == .unprocessableContent, "crop \(bad.prefix(10))")
+                #expect(String(buffer: response.body).contains("crop"))
+            }
+            #expect(try mediaFiles(folder).count == files, "a refused crop stores nothing")
         }
     }
 
@@ -114,7 +144,7 @@ import Testing
             _ = try await client.send(.put, "/api/v1/posts/\(post.id)/like", as: bob)
             _ = try await client.send(
                 .post, "/api/v1/posts/\(post.id)/comments", as: bob, json: NewCommentRequest(text: "hi"))
-            #expect(try mediaFiles(folder).count == 2)
+            #expect(try mediaFiles(folder).count == 4, "full, thumb and the variants 320 and 451 px wide")
             #expect(try await client.problem(.delete, "/api/v1/posts/\(post.id)", as: bob).status == 403)
             #expect(try await client.send(.get, "/api/v1/posts/\(post.id)", as: bob).status == .ok)
             #expect(try await client.send(.delete, "/api/v1/posts/\(post.id)", as: alice).status == .noContent)
@@ -208,10 +238,46 @@ import Testing
             try FileManager.default.setAttributes(
                 [.modificationDate: Date().addingTimeInterval(-11 * 60)], ofItemAtPath: old.path)
         }
-        #expect(try mediaFiles(folder).count == 5)
+        #expect(try mediaFiles(folder).count == 7)
         try await TestServer.run({ $0.dataDirectory = folder }) { _, _ in
             let remaining = try FileManager.default.contentsOfDirectory(atPath: media.path)
-            #expect(remaining.count == 3 && remaining.contains(inFlight.lastPathComponent))
+            #expect(remaining.count == 5 && remaining.contains(inFlight.lastPathComponent))
+        }
+    }
+}
+
+@Suite struct VariantBackfillTests {
+    @Test func postsStoredBeforeVariantsGetThemInTheBackground() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("backfill-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A post as the server stored them before responsive variants: a full JPEG, a thumb, no variants.
+        let media = folder.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let full = "0123456789abcdef0123456789abcdef.jpg"
+        try Fixtures.photo("hubble.jpg").write(to: media.appendingPathComponent(full))
+        let id: Int64
+        do {
+            let store = SQLiteStore(
+                database: try AppDatabase(path: folder.appendingPathComponent("makestagram.sqlite").path))
+            let author = try await store.createUser(NewUser(username: "old", displayName: "Old", passwordHash: "x"))
+            let stored = StoredVariant(fileName: full, width: 1000, height: 872)
+            id = try await store.createPost(
+                NewPost(
+                    authorID: author.id, caption: "from before", width: 1000, height: 872, full: stored, thumb: stored)
+            ).id
+        }
+        try await TestServer.run({ $0.dataDirectory = folder }, setup: .live) { client, _ in
+            let reader = try await client.signUp("reader")
+            var post: Post = try await client.call(.get, "/api/v1/posts/\(id)", as: reader)
+            let deadline = ContinuousClock.now + .seconds(30)
+            while post.image.variants.isEmpty && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+                post = try await client.call(.get, "/api/v1/posts/\(id)", as: reader)
+            }
+            #expect(post.image.variants.map(\.width) == [320, 640, 1000])
+            #expect(post.image.full.url == "/media/\(full)", "the full JPEG stays")
+            let served = try await client.send(.get, try #require(post.image.variants.last).url)
+            #expect(served.status == .ok && served.headers[.contentType] == "image/webp")
         }
     }
 }

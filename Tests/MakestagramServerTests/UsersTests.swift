@@ -48,6 +48,45 @@ import Testing
             #expect(try await client.problem(.get, "/api/v1/users?query=", as: bob).status == 400)
         }
     }
+
+    @Test func listsOfPeopleSayWhomTheViewerFollowsAndSuggest() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            let carol = try await client.signUp("carol")
+            _ = try await client.signUp("dave")
+            let _: FollowState = try await client.call(.put, "/api/v1/users/alice/follow", as: bob)
+            let _: FollowState = try await client.call(.put, "/api/v1/users/carol/follow", as: alice)
+            let post = try await client.post("chelsea.jpg", as: carol)
+            let _: LikeState = try await client.call(.put, "/api/v1/posts/\(post.id)/like", as: alice)
+            let _: LikeState = try await client.call(.put, "/api/v1/posts/\(post.id)/like", as: bob)
+
+            func list(_ path: String) async throws -> [String: Bool?] {
+                let page: Page<UserSummary> = try await client.call(.get, path, as: bob)
+                return Dictionary(uniqueKeysWithValues: page.items.map { ($0.username, $0.viewerFollows) })
+            }
+            #expect(try await list("/api/v1/users?query=aro") == ["carol": false])
+            #expect(try await list("/api/v1/users/alice/followers") == ["bob": nil])
+            #expect(try await list("/api/v1/users/alice/following") == ["carol": false])
+            #expect(try await list("/api/v1/posts/\(post.id)/likes") == ["alice": true, "bob": nil])
+            // carol is followed by alice, whom bob follows; then the most followed.
+            let suggested: Page<UserSummary> = try await client.call(.get, "/api/v1/me/suggestions?limit=2", as: bob)
+            #expect(suggested.items.map(\.username) == ["carol", "dave"])
+            #expect(suggested.items.map(\.viewerFollows) == [false, false])
+            let _: FollowState = try await client.call(.put, "/api/v1/users/carol/follow", as: bob)
+            #expect(try await list("/api/v1/users/alice/following") == ["carol": true])
+            #expect(try await list("/api/v1/me/suggestions?for=alice") == ["dave": false])
+
+            #expect(try await client.problem(.get, "/api/v1/me/suggestions?for=nobody", as: bob).status == 404)
+            #expect(try await client.problem(.get, "/api/v1/me/suggestions?limit=0", as: bob).status == 400)
+            #expect(try await client.problem(.get, "/api/v1/me/suggestions").status == 401)
+            let long = String(repeating: "a", count: 51)
+            #expect(try await client.problem(.get, "/api/v1/users?query=\(long)", as: bob).status == 400)
+            #expect(try await client.problem(.get, "/api/v1/users?query=%20%20", as: bob).status == 400)
+            #expect(try await client.problem(.get, "/api/v1/users?query=ab%00c", as: bob).status == 400)
+            #expect(try await list("/api/v1/users?query=\(String(repeating: "a", count: 50))") == [:])
+        }
+    }
 }
 
 @Suite struct SystemTests {

@@ -386,13 +386,78 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
-    func searchFindsUsernamePrefixesLiterally(factory: StoreFactory) async throws {
+    func searchFindsNamesAnywhereRankedAndFolded(factory: StoreFactory) async throws {
         try await withStore(factory) { store in
-            for name in ["alf", "alice", "albert", "bob", "a_b", "axb"] { _ = try await store.user(name) }
-            #expect(try await store.searchUsers(prefix: "al", limit: 10).map(\.username) == ["alf", "alice", "albert"])
-            #expect(try await store.searchUsers(prefix: "a_", limit: 10).map(\.username) == ["a_b"])
-            #expect(try await store.searchUsers(prefix: "al", limit: 1).count == 1)
-            #expect(try await store.searchUsers(prefix: "zz", limit: 10).isEmpty)
+            func named(_ username: String, _ displayName: String) async throws -> Int64 {
+                try await store.createUser(NewUser(username: username, displayName: displayName, passwordHash: "x")).id
+            }
+            let viewer = try await named("viewer", "Viewer")
+            _ = try await named("archer", "Archie")
+            let alice = try await named("alice", "Alice Archer")
+            _ = try await named("archeress", "Quinn")
+            _ = try await named("marcher", "M")
+            _ = try await named("zoe", "Zoë Marcheron")
+            _ = try await named("elo", "Élodie")
+            _ = try await named("a_b", "Underscore")
+            _ = try await named("axb", "Cross")
+            _ = try await named("deals", "50% Off")
+            _ = try await named("other", "500 Off")
+            _ = try await store.setFollow(viewer: viewer, username: "archeress", following: true)
+            _ = try await store.setFollow(viewer: viewer, username: "zoe", following: true)
+            func search(_ query: String, limit: Int = 20) async throws -> [String] {
+                try await store.searchUsers(query: query, viewer: viewer, limit: limit).map(\.username)
+            }
+            // Exact, then a username or a word of the name that starts with it, then anywhere; followed first.
+            #expect(try await search("archer") == ["archer", "archeress", "alice", "zoe", "marcher"])
+            #expect(try await search("ARCHÉR") == ["archer", "archeress", "alice", "zoe", "marcher"])
+            #expect(try await search("ice arch") == ["alice"])
+            #expect(try await search("archer", limit: 2) == ["archer", "archeress"])
+            #expect(try await search("elodie") == ["elo"])
+            #expect(try await search("ÉLOD") == ["elo"])
+            #expect(try await search("Ｅｌｏｄ") == ["elo"])
+            // Pattern characters are literal.
+            #expect(try await search("a_b") == ["a_b"])
+            #expect(try await search("50%") == ["deals"])
+            #expect(try await search("*") == [])
+            #expect(try await search("[a]b") == [])
+            // Below three characters: usernames that start with it.
+            #expect(try await search("al") == ["alice"])
+            #expect(try await search("ar") == ["archeress", "archer"])
+            #expect(try await search("a_") == ["a_b"])
+            #expect(try await search("ie") == [])
+            // A new name is found at once, the old one no more.
+            _ = try await store.updateProfile(userID: alice, displayName: "Alice Smith", bio: nil)
+            #expect(try await search("archer") == ["archer", "archeress", "zoe", "marcher"])
+            #expect(try await search("smith") == ["alice"])
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func suggestionsAreFriendsOfFriendsThenPopular(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let viewer = try await store.user("viewer")
+            var ids: [Int64] = []
+            for name in ["bea", "cat", "dan", "eve", "fay", "gus", "hal"] { ids.append(try await store.user(name)) }
+            let (bea, cat, dan, eve, fay, gus, hal) = (ids[0], ids[1], ids[2], ids[3], ids[4], ids[5], ids[6])
+            for followee in ["bea", "eve"] {
+                _ = try await store.setFollow(viewer: viewer, username: followee, following: true)
+            }
+            for (follower, followee) in [(bea, "cat"), (bea, "dan"), (eve, "cat"), (eve, "viewer"), (gus, "hal")] {
+                _ = try await store.setFollow(viewer: follower, username: followee, following: true)
+            }
+            for follower in [cat, dan, gus, hal] {
+                _ = try await store.setFollow(viewer: follower, username: "fay", following: true)
+            }
+            func suggested(_ related: Int64? = nil, limit: Int = 4) async throws -> [String] {
+                try await store.suggestedUsers(viewer: viewer, related: related, limit: limit).map(\.username)
+            }
+            // cat is followed by two of those the viewer follows, dan by one; then the most followed.
+            #expect(try await suggested() == ["cat", "dan", "fay", "hal"])
+            #expect(try await suggested(limit: 1) == ["cat"])
+            // On gus's profile, whom gus follows comes first (the more followed first), and gus is not suggested to follow gus.
+            #expect(try await suggested(gus) == ["fay", "hal", "cat", "dan"])
+            #expect(try await store.followed(by: viewer, among: [bea, cat, eve, fay, viewer]) == [bea, eve])
+            #expect(try await store.followed(by: viewer, among: []) == [])
         }
     }
 }

@@ -96,6 +96,43 @@ struct SettledSink {
     }
 
     @Test(arguments: StoreFactory.all)
+    func variantsAreGivenOnceToPostsStoredWithoutThem(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let old = try await store.photoPost(by: alice)
+            let fresh = try await store.createPost(
+                NewPost(
+                    authorID: alice, caption: "", width: 640, height: 480,
+                    full: StoredVariant(fileName: "f.jpg", width: 640, height: 480),
+                    thumb: StoredVariant(fileName: "t.jpg", width: 320, height: 320),
+                    variants: [
+                        StoredVariant(fileName: "a.webp", width: 320, height: 240),
+                        StoredVariant(fileName: "b.webp", width: 640, height: 480),
+                    ]))
+            #expect(fresh.image.variants.map(\.url) == ["/media/a.webp", "/media/b.webp"])
+            #expect(fresh.image.variants.map(\.type) == ["image/webp", "image/webp"])
+            let waiting = try await store.postsWithoutVariants(after: 0, limit: 10)
+            #expect(waiting.map(\.id) == [old])
+            #expect(try await store.postsWithoutVariants(after: old, limit: 10).isEmpty)
+            let before = try #require(try await store.post(id: old, viewer: alice))
+            #expect(before.image.variants.isEmpty)
+            _ = try await sink.take()
+
+            let made = [StoredVariant(fileName: "c.webp", width: 320, height: 240)]
+            #expect(try await store.setVariants(postID: old, variants: made))
+            #expect(!(try await store.setVariants(postID: old, variants: made)), "given once")
+            #expect(!(try await store.setVariants(postID: 999_999, variants: made)))
+            let after = try #require(try await store.post(id: old, viewer: alice))
+            #expect(after.image.variants.map(\.url) == ["/media/c.webp"] && after.version == before.version + 1)
+            #expect(try await sink.take() == [.imageChanged(postID: old, version: after.version)])
+            #expect(try await store.postsWithoutVariants(after: 0, limit: 10).isEmpty)
+            #expect(try await store.referencedMediaFiles().isSuperset(of: ["a.webp", "b.webp", "c.webp"]))
+            #expect(
+                Set(try await store.deletePost(id: fresh.id, viewer: alice)) == ["f.jpg", "t.jpg", "a.webp", "b.webp"])
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func aCaptionEditPublishesTheNewCaptionAndVersionOnce(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")

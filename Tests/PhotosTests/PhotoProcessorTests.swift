@@ -23,12 +23,21 @@ import Testing
     @Test(arguments: Fixtures.acceptedPhotos)
     func acceptsRealPhotosAndStripsEverything(name: String) throws {
         let photo = try processor.process(Fixtures.photo(name))
-        #expect(max(photo.full.width, photo.full.height) <= PhotoProcessor.fullSize)
+        #expect(photo.full.width <= PhotoProcessor.fullWidth)
         #expect(photo.thumb.width == PhotoProcessor.thumbSize && photo.thumb.height == PhotoProcessor.thumbSize)
         try assertNoMetadata(photo.full.data)
         try assertNoMetadata(photo.thumb.data)
         #expect(try header(photo.full.data).format == .jpeg)
         #expect(try header(photo.full.data).width == photo.full.width)
+        #expect(photo.variants.map(\.width) == PhotoProcessor.variantWidths(upTo: photo.width))
+        for variant in photo.variants {
+            try assertNoMetadata(variant.data)
+            #expect(variant.format == .webp && variant.fileExtension == "webp")
+            let info = try header(variant.data)
+            #expect(info.format == .webp && info.width == variant.width && info.height == variant.height)
+            // The photo's aspect, within a pixel's rounding.
+            #expect(abs(variant.height - variant.width * photo.height / photo.width) <= 1)
+        }
     }
 
     @Test func sourcesReallyCarryTheMetadataWeStrip() throws {
@@ -42,13 +51,40 @@ import Testing
         #expect(source.storedWidth == 4032 && source.orientation == 6)
         let photo = try processor.process(Fixtures.photo("phone-gps-rotated.jpg"))
         #expect(photo.width == 2688 && photo.height == 4032)
-        #expect(photo.full.width == 720 && photo.full.height == 1080)
+        #expect(photo.full.width == 1080 && photo.full.height == 1620)
+        #expect(photo.variants.map(\.width) == [320, 640, 1080, 1440])
+        #expect(photo.variants.map(\.height) == [480, 960, 1620, 2160])
     }
 
     @Test func smallPhotosAreNeverUpscaled() throws {
         let photo = try processor.process(Fixtures.photo("chelsea.jpg"))
         #expect(photo.width == 451 && photo.height == 300)
         #expect(photo.full.width == 451 && photo.full.height == 300)
+        #expect(photo.variants.map(\.width) == [320, 451], "the photo's own width is the sharpest variant")
+        #expect(PhotoProcessor.variantWidths(upTo: 200) == [200])
+        #expect(PhotoProcessor.variantWidths(upTo: 1080) == [320, 640, 1080])
+        #expect(PhotoProcessor.variantWidths(upTo: 5000) == [320, 640, 1080, 1440])
+    }
+
+    @Test func cropsToTheChosenAspectAroundTheCentre() throws {
+        let tall = Fixtures.photo("phone-gps-rotated.jpg")  // 2688 × 4032 upright
+        let portrait = try processor.process(tall, crop: .aspect(4.0 / 5.0))
+        #expect(portrait.width == 2688 && portrait.height == 3360)
+        #expect(portrait.full.width == 1080 && portrait.full.height == 1350)
+        #expect(portrait.variants.last.map { [$0.width, $0.height] } == [1440, 1800])
+        let square = try processor.process(tall, crop: .aspect(1))
+        #expect(square.width == 2688 && square.height == 2688 && square.full.height == 1080)
+        let landscape = try processor.process(tall, crop: .aspect(1.91))
+        #expect(landscape.width == 2688 && landscape.height == 1407)
+        #expect(landscape.full.width == 1080 && abs(landscape.full.height - 565) <= 1)
+        // A wide photo cut to a portrait keeps its full height.
+        let hubble = try processor.process(Fixtures.photo("hubble.jpg"), crop: .aspect(4.0 / 5.0))
+        #expect(hubble.width == 698 && hubble.height == 872)
+        #expect(hubble.full.width == 698 && hubble.full.height == 872)
+        try assertNoMetadata(portrait.full.data)
+        #expect(
+            PhotoProcessor.croppedSize(width: 100, height: 100, crop: .original) == (100, 100)
+                && PhotoProcessor.croppedSize(width: 3, height: 1, crop: .aspect(1)) == (1, 1))
     }
 
     @Test func detectsFormatsFromContent() throws {

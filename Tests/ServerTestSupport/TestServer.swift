@@ -94,17 +94,19 @@ extension TestClientProtocol {
 
     /// Posts a fixture photo as multipart/form-data.
     public func upload(
-        _ photo: String, caption: String = "", as user: TestUser, data: Data? = nil
+        _ photo: String, caption: String = "", crop: String? = nil, as user: TestUser, data: Data? = nil
     ) async throws -> TestResponse {
-        let (body, contentType) = Multipart.body(
-            fields: ["caption": Data(caption.utf8)], file: ("image", photo, data ?? Fixtures.photo(photo)))
+        var fields = ["caption": Data(caption.utf8)]
+        if let crop { fields["crop"] = Data(crop.utf8) }
+        let (body, contentType) = Multipart.body(fields: fields, file: ("image", photo, data ?? Fixtures.photo(photo)))
         var headers = user.auth
         headers[.contentType] = contentType
         return try await executeRequest(uri: "/api/v1/posts", method: .post, headers: headers, body: body)
     }
 
-    public func post(_ photo: String, caption: String = "", as user: TestUser) async throws -> Post {
-        let response = try await upload(photo, caption: caption, as: user)
+    public func post(_ photo: String, caption: String = "", crop: String? = nil, as user: TestUser) async throws -> Post
+    {
+        let response = try await upload(photo, caption: caption, crop: crop, as: user)
         #expect(response.status == .created, "\(String(buffer: response.body))")
         return try JSONCoding.decoder().decode(Post.self, from: Data(buffer: response.body))
     }

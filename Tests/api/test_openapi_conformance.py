@@ -95,6 +95,14 @@ def test_every_response_matches_the_document(server):
 
     with open(PHOTOS / "phone-gps-rotated.jpg", "rb") as photo:
         post = api.request("POST", v1 + "/posts", token=alice, files={"image": photo}, data={"caption": "hi"}).json()
+    with open(PHOTOS / "hubble.jpg", "rb") as photo:
+        cropped = api.request("POST", v1 + "/posts", token=alice, files={"image": photo}, data={"crop": "portrait"})
+        assert cropped.status_code == 201 and cropped.json()["image"]["variants"]
+    api.request("GET", cropped.json()["image"]["variants"][0]["url"])
+    api.request("DELETE", f"{v1}/posts/{cropped.json()['id']}", token=alice)
+    with open(PHOTOS / "hubble.jpg", "rb") as photo:
+        assert api.request(
+            "POST", v1 + "/posts", token=alice, files={"image": photo}, data={"crop": "4:5"}).status_code == 422
     with open(PHOTOS / "not-an-image.jpg", "rb") as photo:
         assert api.request("POST", v1 + "/posts", token=alice, files={"image": photo}).status_code == 415
     with open(PHOTOS / "truncated.jpg", "rb") as photo:
@@ -121,7 +129,11 @@ def test_every_response_matches_the_document(server):
     api.request("GET", f"{v1}/users/alice", token=bob)
     api.request("GET", f"{v1}/users/nobody", token=bob)
     api.request("GET", f"{v1}/users?query=al", token=bob)
+    api.request("GET", f"{v1}/users?query=Alice%20Arch", token=bob)
     api.request("GET", f"{v1}/users?query=", token=bob)
+    api.request("GET", f"{v1}/me/suggestions", token=bob)
+    api.request("GET", f"{v1}/me/suggestions?for=alice&limit=3", token=bob)
+    api.request("GET", f"{v1}/me/suggestions?for=nobody", token=bob)
     api.request("GET", f"{v1}/users/alice/followers", token=bob)
     api.request("GET", f"{v1}/users/bob/following?limit=1", token=bob)
     api.request("GET", f"{v1}/users/alice/posts", token=bob)

@@ -37,6 +37,7 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         def check(page: str, path: str, ready: str):
             browser.open(path)
             browser.wait_for(ready)
+            browser.screenshot(f"page-{page.replace(' ', '-')}-{width}")
             found[page] = browser.accessibility_violations() + [
                 f"avatar initials {text!r} at {ratio:.2f} : 1 (WCAG AA needs 4.5)"
                 for text, ratio in browser.driver.execute_script(AVATAR_CONTRASTS)
@@ -56,7 +57,7 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         check("not found", "/no/such/page", ".empty")
         browser.open("/search")
         browser.type("#search", bob.username[:3])
-        browser.wait_for(".user-list li")
+        browser.wait_for(".search-results li")
         found["search"] = browser.accessibility_violations()
         browser.open(f"/u/{alice.username}")
         browser.wait_for(".edit-profile")

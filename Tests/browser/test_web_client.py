@@ -1,4 +1,5 @@
 """The web client in a real browser: what a person does, and what they see."""
+import secrets
 import time
 
 import requests
@@ -345,10 +346,10 @@ def test_phone_width_layout_and_search(browsers, sign_up):
     browser.log_in(person)
     browser.click("a.nav-item[href='/search']")
     browser.type("#search", friend.username[:8])
-    browser.wait_for(".user-list .user-row")
-    assert friend.username in browser.text(".user-list")
+    browser.wait_for(".search-results .user-row")
+    assert friend.username in browser.text(".search-results")
     browser.screenshot("search-phone")
-    browser.click(".user-list .user-row")
+    browser.click(".search-results .user-row")
     browser.wait_for(".profile-name")
     browser.click(".profile-actions .button")
     browser.wait_until(lambda: browser.find(".profile-actions .button").text == "Following")
@@ -510,3 +511,75 @@ def test_captions_link_people_and_pages_and_long_ones_fold(browsers, sign_up):
     browser.wait_until(lambda: [tile.get_attribute("href").rsplit("/", 1)[-1] for tile in
                                 browser.find_all(".tag-page .tile")] == [str(other["id"]), str(post["id"])])
     browser.screenshot("tag-page")
+
+
+def test_finding_people_by_part_of_a_name_and_following_from_lists(browsers, sign_up):
+    newcomer, friend, target, other = sign_up("newcomer"), sign_up("friend"), sign_up("target"), sign_up("other")
+    newcomer.api("PUT", f"/users/{friend.username}/follow")
+    friend.api("PUT", f"/users/{target.username}/follow")
+    marker = secrets.token_hex(3)
+    other.api("PATCH", "/me", json={"displayName": f"Zoë Q{marker}field"})
+    browser = browsers(width=390, height=844)
+    browser.log_in(newcomer)
+
+    # An empty feed suggests the people those you follow follow, with a Follow button each.
+    browser.wait_for(".suggestions:not([hidden]) .user-item")
+    first = browser.find(".suggestions .user-item")
+    assert target.username in first.text
+    browser.screenshot("suggestions-phone")
+    browser.click(".suggestions .user-item button")
+    browser.wait_until(lambda: browser.find(".suggestions .user-item button").text == "Following")
+    assert newcomer.api("GET", f"/users/{target.username}")["viewerFollows"] is True
+
+    # Part of a display name, in the middle of a word, with another case, finds them; follow from the results.
+    browser.click("a.nav-item[href='/search']")
+    browser.type("#search", marker.upper())
+    browser.wait_for(".search-results .user-item")
+    row = browser.find(".search-results .user-item")
+    assert other.username in row.text and f"Zoë Q{marker}field" in row.text
+    button = browser.find("button", within=row)
+    assert button.text == "Follow" and button.get_attribute("aria-label") == f"Follow {other.username}"
+    button.click()
+    browser.wait_until(lambda: browser.find(".search-results .user-item button").text == "Following")
+    assert newcomer.api("GET", f"/users/{other.username}")["viewerFollows"] is True
+    browser.screenshot("search-phone-follow")
+
+    # A profile suggests whom it follows; the followers list has Follow buttons too.
+    browser.open(f"/u/{friend.username}")
+    browser.wait_for(".profile-header")
+    browser.click(".counts button")
+    browser.wait_for("dialog .user-item")
+    assert newcomer.username in browser.text("dialog .user-list")
+    assert browser.find_all("dialog .user-item button") == [], "no Follow button on yourself"
+
+
+def test_a_tall_photo_cut_to_4_5_is_shared_as_chosen_and_served_sharp(browsers, sign_up):
+    person = sign_up("cropper")
+    phone = browsers(width=390, height=844)
+    phone.log_in(person)
+    phone.click("a.nav-item[href='/new']")
+    phone.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+    phone.wait_for(".preview-frame img")
+    assert phone.find(".crop-choices input[value=original]").is_selected()
+    phone.click(".crop-choice:nth-of-type(3)")  # 4:5
+    assert phone.find(".crop-choices input[value=portrait]").is_selected()
+    frame = phone.find(".preview-frame")
+    phone.wait_until(lambda: abs(frame.size["width"] / frame.size["height"] - 0.8) < 0.02)
+    phone.screenshot("upload-crop-phone")
+    phone.type("#caption", "Cut to four by five")
+    phone.click("button[type=submit]")
+
+    card = phone.wait_for("article.card")
+    post_id = int(card.get_attribute("data-post-id"))
+    post = person.api("GET", f"/posts/{post_id}")
+    assert (post["image"]["width"], post["image"]["height"]) == (2688, 3360), "the server applied the crop"
+    shown = phone.find(".photo-frame", card)
+    assert abs(shown.size["width"] / shown.size["height"] - 0.8) < 0.02, "shown at its stored aspect, whole"
+    image = phone.find("img.photo", card)
+    phone.driver.execute_script("arguments[0].scrollIntoView()", image)
+    phone.wait_until(lambda: phone.driver.execute_script("return arguments[0].complete && arguments[0].currentSrc", image))
+    source, natural, density = phone.driver.execute_script(
+        "return [arguments[0].currentSrc, arguments[0].naturalWidth, devicePixelRatio]", image)
+    assert source.endswith(".webp"), "a responsive WebP variant is chosen"
+    assert natural >= shown.size["width"] * density, "at least as many pixels as the screen shows"
+    phone.screenshot("feed-cropped-phone")

@@ -74,9 +74,15 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert post["caption"] == "Coffee" and post["image"]["height"] > post["image"]["width"]
     assert "100%" in posted.stderr, "a progress bar was drawn"
 
+    square = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--crop", "square", "--json").stdout)
+    assert square["image"]["width"] == square["image"]["height"] == 872
+    ann.run("delete", str(square["id"]))
+
     ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
     assert ann_name in ben.run("search", ann_name[:5]).stdout
+    assert ann_name in ben.run("search", "AMPLE").stdout, "part of the display name, another case"
     assert "You follow" in ben.run("follow", ann_name).stdout
+    assert f"✓ {ann_name}" in ben.run("search", "ann example").stdout
     table = ben.run("feed").stdout
     assert "Coffee" in table and ann_name in table and str(post["id"]) in table
 
@@ -157,6 +163,10 @@ def test_activity_lists_what_others_did_and_marks_it_read(terminal):
     ann.run("signup", ann_name, "--password-stdin", stdin="correct horse\n")
     post = json.loads(ann.run("post", str(PHOTOS / "chelsea.jpg"), "--caption", "Hi", "--json").stdout)
     assert "Nothing yet" in ann.run("activity").stdout
+    square = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--crop", "square", "--json").stdout)
+    assert square["image"]["width"] == square["image"]["height"] == 872
+    ann.run("delete", str(square["id"]))
+
     ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
     ben.run("like", str(post["id"]))
     ben.run("comment", str(post["id"]), "Nice\nshot")
@@ -175,6 +185,10 @@ def test_hiding_like_counts_from_the_command_line(terminal):
     ann, ben = terminal("ann"), terminal("ben")
     ann_name, ben_name = name("ann"), name("ben")
     ann.run("signup", ann_name, "--password-stdin", stdin="correct horse\n")
+    square = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--crop", "square", "--json").stdout)
+    assert square["image"]["width"] == square["image"]["height"] == 872
+    ann.run("delete", str(square["id"]))
+
     ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
     post = json.loads(ann.run("post", str(PHOTOS / "chelsea.jpg"), "--json").stdout)
     ben.run("like", str(post["id"]))

@@ -121,7 +121,7 @@ func buildApplication<S: Store>(
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
-        services: [hub, limits.hashing] + services,
+        services: [hub, limits.hashing, VariantBackfill(store: store, worker: worker, logger: logger)] + services,
         logger: logger)
 }
 

@@ -36,7 +36,7 @@ protocol MediaStorage: Sendable {
     func sweep(keeping referenced: Set<String>, olderThan age: Duration) throws -> Int
 }
 
-/// Media files in a folder (`<32 hex>.jpg`), written under a temporary name, flushed, renamed and the folder flushed:
+/// Media files in a folder (`<32 hex>.jpg` or `.webp`), written under a temporary name, flushed, renamed and the folder flushed:
 /// several instances may share the folder (a network mount), as names are random and never reused.
 struct FolderMediaStorage: MediaStorage {
     let directory: URL
@@ -48,7 +48,8 @@ struct FolderMediaStorage: MediaStorage {
 
     /// Whether `name` is a name this store could have given (so that no client string ever reaches the file system).
     static func isValidName(_ name: String) -> Bool {
-        guard name.utf8.count == 36, name.hasSuffix(".jpg") else { return false }
+        guard (name.utf8.count == 36 && name.hasSuffix(".jpg")) || (name.utf8.count == 37 && name.hasSuffix(".webp"))
+        else { return false }
         return name.utf8.prefix(32).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 

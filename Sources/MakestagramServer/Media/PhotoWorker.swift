@@ -13,8 +13,9 @@ struct PhotoWorker: Sendable {
         var height: Int
         var full: StoredVariant
         var thumb: StoredVariant
+        var variants: [StoredVariant]
 
-        var fileNames: [String] { [full.fileName, thumb.fileName] }
+        var fileNames: [String] { [full.fileName, thumb.fileName] + variants.map(\.fileName) }
     }
 
     let processor: PhotoProcessor
@@ -45,23 +46,55 @@ struct PhotoWorker: Sendable {
         }
     }
 
-    /// Validates and processes `data`, then writes both variants. On any failure no file is left behind.
-    func store(_ data: Data) async throws -> Stored {
+    /// Validates and processes `data` (cut as `crop` says), then writes every variant. On any failure no file is
+    /// left behind.
+    func store(_ data: Data, crop: PhotoProcessor.Crop = .original) async throws -> Stored {
         try await permits.withPermit {
             try await NIOThreadPool.singleton.runIfActive { [processor, media] in
-                let photo = try processor.process(data)
-                let full = try media.write(photo.full.data, fileExtension: photo.full.fileExtension)
+                let photo = try processor.process(data, crop: crop)
+                var written: [String] = []
+                func write(_ image: EncodedImage) throws -> StoredVariant {
+                    let name = try media.write(image.data, fileExtension: image.fileExtension)
+                    written.append(name)
+                    return StoredVariant(fileName: name, width: image.width, height: image.height)
+                }
                 do {
-                    let thumb = try media.write(photo.thumb.data, fileExtension: photo.thumb.fileExtension)
                     return Stored(
-                        width: photo.width, height: photo.height,
-                        full: StoredVariant(fileName: full, width: photo.full.width, height: photo.full.height),
-                        thumb: StoredVariant(fileName: thumb, width: photo.thumb.width, height: photo.thumb.height))
+                        width: photo.width, height: photo.height, full: try write(photo.full),
+                        thumb: try write(photo.thumb), variants: try photo.variants.map(write))
                 } catch {
-                    media.remove([full])
+                    media.remove(written)
                     throw error
                 }
             }
         }
     }
+}
+
+extension PhotoWorker {
+    /// Makes the responsive variants of a stored full JPEG and writes them; none when the file is gone. On any
+    /// failure no file is left behind.
+    func storeVariants(ofFile name: String) async throws -> [StoredVariant] {
+        try await permits.withPermit {
+            try await NIOThreadPool.singleton.runIfActive { [processor, media] in
+                guard let data = try media.read(name) else { return [] }
+                var written: [StoredVariant] = []
+                do {
+                    for image in try processor.variants(ofStored: data) {
+                        let file = try media.write(image.data, fileExtension: image.fileExtension)
+                        written.append(StoredVariant(fileName: file, width: image.width, height: image.height))
+                    }
+                    return written
+                } catch {
+                    media.remove(written.map(\.fileName))
+                    throw error
+                }
+            }
+        }
+    }
+}
+
+extension PhotoCrop {
+    /// The crop as the photo pipeline takes it.
+    var processorCrop: PhotoProcessor.Crop { aspectRatio.map(PhotoProcessor.Crop.aspect) ?? .original }
 }

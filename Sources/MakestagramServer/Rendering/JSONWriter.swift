@@ -111,6 +111,10 @@ struct JSONWriter {
             raw(",\"avatarURL\":")
             string(avatar)
         }
+        if let follows = user.viewerFollows {
+            raw(",\"viewerFollows\":")
+            bool(follows)
+        }
         raw("}")
     }
 
@@ -121,6 +125,10 @@ struct JSONWriter {
         integer(variant.width)
         raw(",\"height\":")
         integer(variant.height)
+        if let type = variant.type {
+            raw(",\"type\":")
+            string(type)
+        }
         raw("}")
     }
 
@@ -155,7 +163,9 @@ struct JSONWriter {
         variant(post.image.full)
         raw(",\"thumb\":")
         variant(post.image.thumb)
-        raw("}")
+        raw(",\"variants\":[")
+        elements(post.image.variants) { $0.variant($1) }
+        raw("]}")
     }
 
     /// The like count, as a field following another.

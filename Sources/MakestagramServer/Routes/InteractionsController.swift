@@ -29,10 +29,11 @@ struct InteractionsController<S: Store>: Sendable {
 
     @Sendable func likers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "likes")
+        let viewer = try context.requireUser()
         guard let result = try await store.likers(postID: try context.id("id", of: "post"), page: page) else {
             throw APIError.notFound("post")
         }
-        return result.forwardPage("likes")
+        return try await store.markingFollows(result.forwardPage("likes"), viewer: viewer.id)
     }
 
     @Sendable func comment(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Comment> {

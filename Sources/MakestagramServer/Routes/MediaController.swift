@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MakestagramAPI
 import NIOPosix
 
 /// Serves stored photos: exact type, no sniffing, cached forever (a name is never reused for other bytes).
@@ -20,7 +21,7 @@ struct MediaController: Sendable {
         }
         let etag = "\"\(name.prefix(32))\""
         var headers: HTTPFields = [
-            .contentType: "image/jpeg",
+            .contentType: ImageVariant.mediaType(ofFile: name),
             .cacheControl: "public, max-age=31536000, immutable",
             .eTag: etag,
         ]

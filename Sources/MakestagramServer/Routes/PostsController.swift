@@ -36,13 +36,14 @@ struct PostsController<S: Store>: Sendable {
             guard let image = form.parts["image"], image.data.readableBytes > 0 else {
                 throw APIError.invalidField(field: "image", reason: "attach the photo as the form field 'image'")
             }
-            let stored = try await worker.store(Data(buffer: image.data))
+            let crop = try Self.crop(form.parts["crop"])
+            let stored = try await worker.store(Data(buffer: image.data), crop: crop.processorCrop)
             let post: Post
             do {
                 post = try await store.createPost(
                     NewPost(
                         authorID: user.id, caption: caption, width: stored.width, height: stored.height,
-                        full: stored.full, thumb: stored.thumb))
+                        full: stored.full, thumb: stored.thumb, variants: stored.variants))
             } catch {
                 worker.media.remove(stored.fileNames)
                 throw error
@@ -54,6 +55,16 @@ struct PostsController<S: Store>: Sendable {
             Counter(label: "makestagram_uploads_total", dimensions: [("result", "rejected")]).increment()
             throw error
         }
+    }
+
+    /// The crop field: how to cut the photo (``PhotoCrop``); absent means `original`.
+    static func crop(_ part: MultipartForm.Part?) throws -> PhotoCrop {
+        guard let part else { return .original }
+        guard part.data.readableBytes <= 16, let crop = PhotoCrop(rawValue: String(buffer: part.data)) else {
+            throw APIError.invalidField(
+                field: "crop", reason: "use one of " + PhotoCrop.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return crop
     }
 
     /// The caption field: UTF-8 text of at most 2,200 characters; absent means empty.

@@ -13,6 +13,7 @@ struct UsersController<S: Store>: Sendable {
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("users", use: search)
+        routes.get("me/suggestions", use: suggestions)
         routes.get("users/:username", use: profile)
         routes.put("users/:username/follow") { try await follow($0, $1, following: true) }
         routes.delete("users/:username/follow") { try await follow($0, $1, following: false) }
@@ -22,23 +23,44 @@ struct UsersController<S: Store>: Sendable {
         return routes
     }
 
+    /// People whose username or display name contains the query, ranked (``PeopleSearch``).
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
+        let viewer = try context.requireUser()
         let raw = request.uri.queryParameters.get("query") ?? ""
         guard TextRules.controlCharacter(in: raw) == nil else {
             throw APIError.invalidParameter(name: "query", reason: "contains a control character")
         }
-        let query = TextRules.normalizedUsername(raw)
-        guard !query.isEmpty, raw.unicodeScalars.count <= Limits.usernameLength.upperBound else {
-            throw APIError.invalidParameter(name: "query", reason: "give 1 to 30 characters of a username")
+        let query = raw.trimmingCharacters(in: .whitespaces)
+        guard !query.isEmpty, raw.unicodeScalars.count <= PeopleSearch.maximumLength else {
+            throw APIError.invalidParameter(
+                name: "query", reason: "give 1 to \(PeopleSearch.maximumLength) characters of a username or name")
         }
-        var limit = Limits.defaultPageSize
-        if let text = request.uri.queryParameters.get("limit") {
-            guard let value = Int(text), (1...Limits.maxPageSize).contains(value) else {
-                throw APIError.invalidParameter(name: "limit", reason: "must be a whole number from 1 to 100")
-            }
-            limit = value
+        let users = try await store.searchUsers(query: query, viewer: viewer.id, limit: try limit(request))
+        return Page(items: try await store.markingFollows(users, viewer: viewer.id), nextCursor: nil)
+    }
+
+    /// People the viewer might follow; `for` names a profile being looked at, whose follows come first.
+    @Sendable func suggestions(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
+        let viewer = try context.requireUser()
+        var related: Int64?
+        if let username = request.uri.queryParameters.get("for") {
+            guard
+                let profile = try await store.profile(
+                    username: TextRules.normalizedUsername(username), viewer: viewer.id)
+            else { throw APIError.notFound("user") }
+            related = profile.id
         }
-        return Page(items: try await store.searchUsers(prefix: query, limit: limit), nextCursor: nil)
+        let users = try await store.suggestedUsers(viewer: viewer.id, related: related, limit: try limit(request))
+        return Page(items: try await store.markingFollows(users, viewer: viewer.id), nextCursor: nil)
+    }
+
+    /// The `limit` query parameter: 1 to ``Limits/maxPageSize``, ``Limits/defaultPageSize`` when absent.
+    private func limit(_ request: Request) throws -> Int {
+        guard let text = request.uri.queryParameters.get("limit") else { return Limits.defaultPageSize }
+        guard let value = Int(text), (1...Limits.maxPageSize).contains(value) else {
+            throw APIError.invalidParameter(name: "limit", reason: "must be a whole number from 1 to 100")
+        }
+        return value
     }
 
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> UserProfile {
@@ -57,18 +79,20 @@ struct UsersController<S: Store>: Sendable {
 
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "followers")
+        let viewer = try context.requireUser()
         guard let result = try await store.followers(username: try context.username(), page: page) else {
             throw APIError.notFound("user")
         }
-        return result.forwardPage("followers")
+        return try await store.markingFollows(result.forwardPage("followers"), viewer: viewer.id)
     }
 
     @Sendable func following(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "following")
+        let viewer = try context.requireUser()
         guard let result = try await store.following(username: try context.username(), page: page) else {
             throw APIError.notFound("user")
         }
-        return result.forwardPage("following")
+        return try await store.markingFollows(result.forwardPage("following"), viewer: viewer.id)
     }
 
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {

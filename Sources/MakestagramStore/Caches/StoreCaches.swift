@@ -65,7 +65,7 @@ package final class StoreCaches: Sendable {
         case .commentCreated(let comment, _, _):
             timelines.postChanged(comment.postId)
         case .commentDeleted(_, let postID, _, _), .captionEdited(let postID, _, _, _),
-            .likeCountHiddenChanged(let postID, _, _, _, _):
+            .likeCountHiddenChanged(let postID, _, _, _, _), .imageChanged(let postID, _):
             timelines.postChanged(postID)
         case .postCreated(let post, let audience):
             timelines.postCreated(post.id, audience: audience)

@@ -95,6 +95,29 @@ function likedBy(view, openLikers) {
  * Builds the card of post `id` (already in the store). `detail` is for the post page, which lists every comment
  * itself. Answers {element, destroy}.
  */
+/** How wide a post's photo is drawn: the feed's column, or the screen on a phone (the browser multiplies by the
+ * screen's density to pick a variant). */
+const PHOTO_SIZES = "(min-width: 632px) 600px, 100vw";
+
+/**
+ * `image` (whose src is the full JPEG) offering the post's responsive variants, when it has any: the browser takes
+ * the narrowest that fills the photo's width at the screen's density, and the JPEG if it cannot show WebP.
+ */
+export function responsivePhoto(postImage, image) {
+  const variants = postImage.variants ?? [];
+  if (!variants.length) return image;
+  return h(
+    "picture",
+    {},
+    h("source", {
+      type: variants[0].type ?? "image/webp",
+      srcset: variants.map((variant) => `${variant.url} ${variant.width}w`).join(", "),
+      sizes: PHOTO_SIZES,
+    }),
+    image,
+  );
+}
+
 export function postCard(id, { detail = false, navigate } = {}) {
   const number = ++cardNumber;
   let view = store.view(id);
@@ -123,7 +146,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   const frame = h(
     "div.photo-frame",
     { style: `aspect-ratio: ${full.width} / ${Math.min(full.height, full.width * 1.25)}` },
-    image,
+    responsivePhoto(post.image, image),
     burst,
   );
   onDoubleTap(frame, () => {

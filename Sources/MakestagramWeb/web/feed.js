@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { h, icon, replace, toast, emptyState, retryLine } from "./dom.js";
 import { store } from "./posts.js";
 import { postCard } from "./card.js";
+import { suggestions } from "./lists.js";
 
 const PAGE = 20;
 
@@ -132,6 +133,7 @@ export function feedView(root, { live, navigate }) {
           h("a.button", { href: "/new" }, "Share a photo"),
           h("a.button.secondary", { href: "/search" }, "Find people"),
         ),
+        suggestions(),
       );
     } else if (state.exhausted) {
       replace(status, h("p.muted.end", {}, "You're all caught up."));

@@ -1,12 +1,49 @@
-// A dialog listing users (likers, followers, following), loading further pages as it scrolls.
+// Lists of people: one row per user with a Follow button, the dialog listing likers, followers or following
+// (loading further pages as it scrolls), and "Suggested for you".
 
 import { api } from "./api.js";
-import { h, avatar, openDialog } from "./dom.js";
+import { h, avatar, openDialog, toast } from "./dom.js";
+import { feed } from "./feed.js";
 
-/** One user in a list: avatar, username and display name, linking to the profile. */
+/**
+ * A Follow / Following button for `user` (whose `viewerFollows` it reads and keeps). `onChange(state)` hears each
+ * change the server confirmed, with the user's new follower count.
+ */
+export function followToggle(user, { onChange, className = "" } = {}) {
+  const button = h(`button.button${className}`, { type: "button" });
+  const render = () => {
+    button.textContent = user.viewerFollows ? "Following" : "Follow";
+    button.classList.toggle("secondary", user.viewerFollows);
+    button.setAttribute("aria-pressed", String(user.viewerFollows));
+    button.setAttribute("aria-label", user.viewerFollows ? `Unfollow ${user.username}` : `Follow ${user.username}`);
+  };
+  button.addEventListener("click", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    try {
+      const state = user.viewerFollows
+        ? await api.delete(`/users/${user.username}/follow`)
+        : await api.put(`/users/${user.username}/follow`);
+      user.viewerFollows = state.viewerFollows;
+      // Following or unfollowing reshapes the whole timeline, older posts included: load it afresh next time.
+      feed.reset();
+      render();
+      onChange?.(state);
+    } catch (error) {
+      toast(`Couldn't change the follow: ${error.message}`, { error: true });
+    } finally {
+      button.disabled = false;
+    }
+  });
+  render();
+  return button;
+}
+
+/** One user in a list: avatar, username and display name, linking to the profile, and a Follow button. */
 export function userRow(user, onOpen) {
+  const follows = user.viewerFollows === true || user.viewerFollows === false;
   return h(
-    "li",
+    "li.user-item",
     {},
     h(
       "a.user-row",
@@ -14,7 +51,30 @@ export function userRow(user, onOpen) {
       avatar(user, 40),
       h("span.user-row-names", {}, h("strong", {}, user.username), h("span.muted", {}, user.displayName)),
     ),
+    follows ? followToggle(user, { className: ".compact" }) : null,
   );
+}
+
+/**
+ * "Suggested for you": people the viewer might follow (for `related`, a profile being looked at, whom it follows
+ * first). Hidden while loading, and when there is no one to suggest or the list cannot load.
+ */
+export function suggestions({ related = null, limit = 5, title = "Suggested for you" } = {}) {
+  const list = h("ul.user-list");
+  const section = h(
+    "section.suggestions",
+    { hidden: true, "aria-labelledby": "suggestions-title" },
+    h("h2.section-title", { id: "suggestions-title" }, title),
+    list,
+  );
+  api
+    .get("/me/suggestions", related ? { for: related, limit } : { limit })
+    .then((page) => {
+      list.replaceChildren(...page.items.map((user) => userRow(user)));
+      section.hidden = page.items.length === 0;
+    })
+    .catch(() => {});
+  return section;
 }
 
 export function showUserList(title, path) {

@@ -5,8 +5,7 @@ import { api } from "./api.js";
 import { limits } from "./constants.js";
 import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog } from "./dom.js";
 import { store } from "./posts.js";
-import { showUserList } from "./lists.js";
-import { feed } from "./feed.js";
+import { showUserList, followToggle, suggestions } from "./lists.js";
 
 export function profileView(root, { params, logOut, live }) {
   const username = params.username;
@@ -53,38 +52,17 @@ export function profileView(root, { params, logOut, live }) {
   }
 
   function followButton(profile, countsHolder) {
-    const button = h("button.button", { type: "button" });
-    const render = () => {
-      button.textContent = profile.viewerFollows ? "Following" : "Follow";
-      button.classList.toggle("secondary", profile.viewerFollows);
-      button.setAttribute("aria-pressed", String(profile.viewerFollows));
-      button.setAttribute("aria-label", profile.viewerFollows ? `Unfollow ${username}` : `Follow ${username}`);
-    };
-    button.addEventListener("click", async () => {
-      button.disabled = true;
-      try {
-        const state = profile.viewerFollows
-          ? await api.delete(`/users/${username}/follow`)
-          : await api.put(`/users/${username}/follow`);
-        profile.viewerFollows = state.viewerFollows;
-        // Following or unfollowing reshapes the whole timeline, older posts included: load it afresh next time.
-        feed.reset();
+    return followToggle(profile, {
+      onChange: (state) => {
         profile.followerCount = state.followerCount;
-        render();
         replace(countsHolder, counts(profile));
         toast(
           state.viewerFollows
             ? `You follow ${username}: their posts will be in your feed.`
             : `You unfollowed ${username}.`,
         );
-      } catch (error) {
-        toast(`Couldn't change the follow: ${error.message}`, { error: true });
-      } finally {
-        button.disabled = false;
-      }
+      },
     });
-    render();
-    return button;
   }
 
   function tile(post) {
@@ -242,6 +220,7 @@ export function profileView(root, { params, logOut, live }) {
           ),
         ),
       ),
+      mine ? null : suggestions({ related: profile.username, limit: 3 }),
       grid,
       gridStatus,
       sentinel,

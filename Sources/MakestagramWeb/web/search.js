@@ -1,21 +1,23 @@
-// Finding people by the start of their username.
+// Finding people by part of their username or name; suggestions while nothing is typed.
 
 import { api } from "./api.js";
 import { h, replace } from "./dom.js";
-import { userRow } from "./lists.js";
+import { userRow, suggestions } from "./lists.js";
 
 export function searchView(root) {
   const input = h("input.input.search-input", {
     id: "search",
     type: "search",
     name: "query",
-    placeholder: "Search by username",
+    placeholder: "Search by username or name",
     autocomplete: "off",
     autocapitalize: "none",
     spellcheck: false,
   });
-  const results = h("ul.user-list", { "aria-label": "People" });
-  const status = h("p.muted", { role: "status" }, "Type the start of a username.");
+  const results = h("ul.user-list.search-results", { "aria-label": "People" });
+  const hint = "Type part of a username or name.";
+  const status = h("p.muted", { role: "status" }, hint);
+  const suggested = suggestions();
   let timer = null;
   let latest = 0;
 
@@ -25,18 +27,19 @@ export function searchView(root) {
   });
 
   async function search() {
-    const query = input.value.trim().toLowerCase();
+    const query = input.value.trim();
     const ticket = ++latest;
+    suggested.classList.toggle("searching", query !== "");
     if (!query) {
       replace(results);
-      status.textContent = "Type the start of a username.";
+      status.textContent = hint;
       return;
     }
     try {
-      const page = await api.get("/users", { query: query.slice(0, 30) });
+      const page = await api.get("/users", { query: [...query].slice(0, 50).join("") });
       if (ticket !== latest) return;
       replace(results, page.items.map((user) => userRow(user)));
-      status.textContent = page.items.length ? "" : `No one's username starts with “${query}”.`;
+      status.textContent = page.items.length ? "" : `No one matches “${query}”.`;
     } catch (error) {
       if (ticket === latest) status.textContent = error.message;
     }
@@ -45,10 +48,11 @@ export function searchView(root) {
   replace(
     root,
     h("h1.page-title", {}, "Find people"),
-    h("label.visually-hidden", { for: "search" }, "Username"),
+    h("label.visually-hidden", { for: "search" }, "Username or name"),
     input,
     status,
     results,
+    suggested,
   );
   input.focus();
   return () => clearTimeout(timer);

@@ -35,9 +35,18 @@ export function uploadErrorMessage(error) {
   }
 }
 
+/** The crops the server applies (PhotoCrop): the value sent, what the choice says, and width over height. */
+const CROPS = [
+  { value: "original", label: "Original", ratio: null },
+  { value: "square", label: "Square", ratio: 1 },
+  { value: "portrait", label: "4:5", ratio: 4 / 5 },
+  { value: "landscape", label: "1.91:1", ratio: 1.91 },
+];
+
 export function uploadView(root, { navigate }) {
   let file = null;
   let previewURL = null;
+  let crop = CROPS[0];
 
   const input = h("input.visually-hidden", {
     id: "photo-input",
@@ -46,6 +55,40 @@ export function uploadView(root, { navigate }) {
     accept: "image/jpeg,image/png,image/webp,image/heic,image/heif,.heic,.heif",
   });
   const preview = h("div.preview", { "aria-live": "polite" });
+  // The crop step: the preview shows exactly what will be shared, cut around the centre as the server will cut it.
+  const cropChoices = h(
+    "fieldset.crop-choices",
+    { hidden: true },
+    h("legend", {}, "Crop"),
+    CROPS.map((choice) =>
+      h(
+        "label.crop-choice",
+        {},
+        h("input", {
+          type: "radio",
+          name: "crop",
+          value: choice.value,
+          checked: choice === crop,
+          onchange: () => {
+            crop = choice;
+            showCrop();
+          },
+        }),
+        h("span", {}, choice.label),
+      ),
+    ),
+  );
+  /** Frames the preview at the chosen aspect (the photo's own for Original). */
+  function showCrop() {
+    const frame = preview.querySelector(".preview-frame");
+    const image = frame?.querySelector("img");
+    if (!frame || !image) return;
+    const ratio = crop.ratio ?? (image.naturalWidth && image.naturalWidth / image.naturalHeight);
+    frame.style.aspectRatio = ratio ? String(ratio) : "";
+    // As wide as the column allows while no taller than 60% of the screen, keeping the aspect.
+    frame.style.width = ratio ? `min(100%, calc(60vh * ${ratio}))` : "";
+    frame.classList.toggle("cropped", crop.ratio !== null);
+  }
   const drop = h(
     "label.drop-zone",
     { for: "photo-input" },
@@ -89,7 +132,8 @@ export function uploadView(root, { navigate }) {
     share.disabled = false;
     if (previewURL) URL.revokeObjectURL(previewURL);
     previewURL = URL.createObjectURL(chosen);
-    const image = h("img.preview-image", { src: previewURL, alt: "Preview of the chosen photo" });
+    const image = h("img.preview-image", { src: previewURL, alt: "Preview of the chosen photo, as it will be cropped" });
+    image.addEventListener("load", showCrop);
     image.addEventListener("error", () =>
       replace(
         preview,
@@ -100,7 +144,8 @@ export function uploadView(root, { navigate }) {
         ),
       ),
     );
-    replace(preview, image, h("p.muted", {}, `${chosen.name} · ${megabytes(chosen.size)}`));
+    replace(preview, h("div.preview-frame", {}, image), h("p.muted", {}, `${chosen.name} · ${megabytes(chosen.size)}`));
+    cropChoices.hidden = false;
     drop.classList.add("has-file");
     drop.querySelector("strong").textContent = "Choose another photo";
   }
@@ -110,6 +155,7 @@ export function uploadView(root, { navigate }) {
     input.value = "";
     share.disabled = true;
     replace(preview);
+    cropChoices.hidden = true;
     error.textContent = message;
   }
 
@@ -152,6 +198,7 @@ export function uploadView(root, { navigate }) {
                 fraction < 1 ? `Uploading… ${Math.round(fraction * 100)}%` : "Processing the photo…";
             },
             current.controller.signal,
+            crop.value,
           );
           uploading = null;
           if (current.cancelled) {
@@ -186,6 +233,7 @@ export function uploadView(root, { navigate }) {
     input,
     drop,
     preview,
+    cropChoices,
     h("label", { for: "caption" }, "Caption"),
     caption,
     counter,

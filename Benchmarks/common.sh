@@ -1,0 +1,72 @@
+# Shared by server.sh and search.sh (sourced, from the repository root): tools, release builds, a work folder removed
+# on exit, the server pinned to core 0 on it, benchmark users, and wrk on core 1.
+# Expects: $duration (seconds per wrk run).
+
+for tool in wrk sqlite3 curl; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
+done
+bash scripts/install-deps.sh
+swift build -c release --product makestagram
+swift build -c release --product BareServer
+bin="$(swift build -c release --show-bin-path)"
+
+work="$(mktemp -d)"
+server_pid=""; bare_pid=""
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# Starts the server on $work/data, pinned to core 0; sets $base.
+start_server() {
+  local port
+  port=$(free_port)
+  # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
+  # Rate limits off: 64 users as fast as wrk can send is the load being measured.
+  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
+    > "$work/server.log" 2>&1 &
+  server_pid=$!
+  base="http://127.0.0.1:$port"
+  for _ in $(seq 1 300); do
+    curl -sf "$base/healthz" > /dev/null && return 0
+    sleep 0.1
+  done
+  cat "$work/server.log"
+  exit 1
+}
+
+stop_server() {
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+}
+
+# Signs up bench1…bench64 on a running server; their tokens go to $work/tokens.
+sign_up_bench_users() {
+  : > "$work/tokens"
+  for i in $(seq 1 64); do
+    curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
+      -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
+      | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
+  done
+}
+
+# Starts the bare Hummingbird JSON endpoint on core 0; sets $bare_port.
+start_bare() {
+  bare_port=$(free_port)
+  taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
+  bare_pid=$!
+  sleep 1
+}
+
+# Runs wrk on core 1 (1 thread, 64 connections) and prints "req/s p50_ms p99_ms non_2xx".
+measure() {
+  local out
+  out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency "$@")
+  echo "$out" >> "$work/wrk.log"
+  python3 Benchmarks/wrk-summary.py <<< "$out"
+}
+
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"

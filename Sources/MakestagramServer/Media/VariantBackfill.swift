@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import MakestagramStore
+import NIOPosix
+import Photos
+import ServiceLifecycle
+
+/// Gives the posts stored before responsive variants their variants, made from their full JPEG, in the background
+/// after start-up: one post at a time through the photo worker's permits (uploads come first), so a large instance
+/// catches up without slowing anyone. Until a post has them it shows its full JPEG. Several instances may run it
+/// together: the store keeps the first variants a post is given, and the others remove their files.
+struct VariantBackfill<S: Store>: Service {
+    let store: S
+    let worker: PhotoWorker
+    let logger: Logger
+    /// Posts read per query.
+    var batchSize = 50
+
+    func run() async throws {
+        var after: Int64 = 0
+        var made = 0
+        do {
+            while !Task.isCancelledOrShuttingDown {
+                let posts = try await store.postsWithoutVariants(after: after, limit: batchSize)
+                guard let last = posts.last else { break }
+                for post in posts where !Task.isCancelledOrShuttingDown {
+                    if try await backfill(postID: post.id, fullFile: post.fullFile) { made += 1 }
+                }
+                after = last.id
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.warning("making responsive variants of older posts stopped", metadata: ["error": "\(error)"])
+        }
+        if made > 0 { logger.notice("made responsive variants of older posts", metadata: ["count": "\(made)"]) }
+        // A service that returns ends the whole server: this one waits for the server to stop.
+        try? await gracefulShutdown()
+    }
+
+    /// Makes and stores one post's variants; false when it could not (its file is gone or unreadable: it keeps
+    /// showing its full JPEG) or another instance did first.
+    private func backfill(postID: Int64, fullFile: String) async throws -> Bool {
+        let files: [StoredVariant]
+        do {
+            files = try await worker.storeVariants(ofFile: fullFile)
+        } catch {
+            logger.warning(
+                "could not make responsive variants of a post",
+                metadata: ["post": "\(postID)", "file": "\(fullFile)", "error": "\(error)"])
+            return false
+        }
+        guard !files.isEmpty else { return false }
+        do {
+            if try await store.setVariants(postID: postID, variants: files) { return true }
+        } catch {
+            worker.media.remove(files.map(\.fileName))
+            throw error
+        }
+        worker.media.remove(files.map(\.fileName))
+        return false
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Whether the current task is cancelled or the service group is shutting down gracefully.
+    static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
+}
