@@ -2,6 +2,8 @@
 auditor would, at a desktop and a phone width, on pages that show real content: a post with likes and comments,
 avatars with initials, the activity list."""
 
+from browser_support import PHOTOS
+
 # axe-core leaves initials to a person ("content too short to tell if it is text"): their contrast is measured here.
 AVATAR_CONTRASTS = """
 const channel = (value) => {
@@ -21,7 +23,10 @@ return [...document.querySelectorAll("span.avatar")].map((element) => {
 
 
 def test_no_page_has_an_accessibility_violation(browsers, sign_up):
-    alice, bob = sign_up("alice"), sign_up("bob")
+    alice, bob, newcomer, quiet = sign_up("alice"), sign_up("bob"), sign_up("newcomer"), sign_up("quiet")
+    # The newcomer follows someone who posts nothing: an empty feed, with suggestions (whom quiet follows).
+    newcomer.api("PUT", f"/users/{quiet.username}/follow")
+    quiet.api("PUT", f"/users/{alice.username}/follow")
     post = alice.post_photo("chelsea.jpg", "Chelsea at the #park")
     bob.api("PUT", f"/users/{alice.username}/follow")
     alice.api("PUT", f"/users/{bob.username}/follow")
@@ -52,6 +57,11 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         check("profile", f"/u/{alice.username}", ".profile-header")
         check("other profile", f"/u/{bob.username}", ".profile-header")
         check("upload", "/new", "#caption")
+        browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+        browser.wait_for(".crop-choices:not([hidden])")
+        browser.click(".crop-choice:nth-of-type(3)")
+        found["upload, crop step"] = browser.accessibility_violations()
+        browser.screenshot(f"page-upload-crop-{width}")
         check("activity", "/activity", ".activity-item")
         check("hashtag", "/t/park", ".tag-page .tile")
         check("not found", "/no/such/page", ".empty")
@@ -64,6 +74,15 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         browser.click(".edit-profile")
         browser.wait_for("dialog #profile-name")
         found["edit profile"] = browser.accessibility_violations()
+
+        fresh = browsers(width=width, height=height)
+        fresh.log_in(newcomer)
+        fresh.wait_for(".suggestions:not([hidden]) .user-item button")
+        found["empty feed, suggestions"] = fresh.accessibility_violations()
+        fresh.screenshot(f"page-empty-feed-{width}")
+        fresh.open("/search")
+        fresh.wait_for(".suggestions:not([hidden]) .user-item")
+        found["search, suggestions"] = fresh.accessibility_violations()
 
         violations = {page: lines for page, lines in found.items() if lines}
         assert violations == {}, f"at {width} px:\n" + "\n".join(
