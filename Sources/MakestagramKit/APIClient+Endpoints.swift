@@ -30,6 +30,24 @@ extension APIClient {
         try await send(.get, "/me")
     }
 
+    /// Where the user is logged in, most recently used first; `current` marks this client's session.
+    public func sessions() async throws -> [SessionInfo] {
+        let page: Page<SessionInfo> = try await send(.get, "/me/sessions")
+        return page.items
+    }
+
+    /// Logs out one of the user's sessions (by ``SessionInfo/id``): its token fails at once and its live
+    /// connections close.
+    public func endSession(_ id: String) async throws {
+        try await sendWithoutAnswer(.delete, "/me/sessions/\(Self.segment(id))")
+    }
+
+    /// Changes the password (the current one is needed) and logs out every other session; answers how many.
+    /// A POST: never retried.
+    public func changePassword(current: String, new: String) async throws -> PasswordChanged {
+        try await send(.post, "/me/password", json: ChangePasswordRequest(currentPassword: current, newPassword: new))
+    }
+
     /// Changes the logged-in user's display name and bio (nil leaves one as it is); answers the profile.
     public func updateProfile(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil)
         async throws -> UserProfile

@@ -1,3 +1,4 @@
+import Foundation
 import MakestagramAPI
 
 /// What is needed to create a user.
@@ -97,5 +98,35 @@ public struct AvatarFiles: Sendable, Equatable {
     public init(small: String, large: String) {
         self.small = small
         self.large = large
+    }
+}
+
+/// Who uses a session, as its requests say: their User-Agent and the client's address (shown to the session's owner
+/// in their list of sessions). Each is at most ``maximumLength`` characters.
+public struct SessionClient: Sendable, Equatable {
+    public var userAgent: String?
+    public var address: String?
+
+    public static let maximumLength = 300
+
+    public init(userAgent: String? = nil, address: String? = nil) {
+        self.userAgent = userAgent.map { String($0.prefix(Self.maximumLength)) }
+        self.address = address.map { String($0.prefix(Self.maximumLength)) }
+    }
+}
+
+/// One of a user's sessions.
+public struct SessionRecord: Sendable, Equatable {
+    public var tokenHash: [UInt8]
+    public var createdAt: Date
+    /// When a request last used it (noted at most once a minute).
+    public var lastUsedAt: Date
+    public var client: SessionClient
+
+    public init(tokenHash: [UInt8], createdAt: Date, lastUsedAt: Date, client: SessionClient) {
+        self.tokenHash = tokenHash
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.client = client
     }
 }

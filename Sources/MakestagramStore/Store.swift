@@ -23,7 +23,14 @@ public protocol Store: Sendable {
     /// The stored credentials for a username (any letter case), or nil when there is no such user.
     func credentials(username: String) async throws -> Credentials?
     /// Records a session whose bearer token hashes to `tokenHash`.
-    func createSession(userID: Int64, tokenHash: [UInt8]) async throws
+    func createSession(userID: Int64, tokenHash: [UInt8], client: SessionClient) async throws
+    /// The user's sessions, most recently used first.
+    func sessions(userID: Int64) async throws -> [SessionRecord]
+    /// Notes that the session was used now, by `client`.
+    func touchSession(tokenHash: [UInt8], client: SessionClient) async throws
+    /// Replaces the user's password hash and ends every other session of theirs (each published as
+    /// ``StoreEvent/sessionEnded(tokenHash:)``), in one transaction; answers how many ended.
+    func changePassword(userID: Int64, passwordHash: String, keeping tokenHash: [UInt8]) async throws -> Int
     /// Ends the session with this token hash; the token stops working at once. Unknown hashes are ignored.
     func deleteSession(tokenHash: [UInt8]) async throws
     /// The user a live session's token hash belongs to, or nil.
@@ -241,5 +248,12 @@ extension PageResult<ListedPost> {
             return full[item.id].map(ListedPost.post)
         }
         return page
+    }
+}
+
+extension Store {
+    /// A session with nothing known about its client.
+    public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
+        try await createSession(userID: userID, tokenHash: tokenHash, client: SessionClient())
     }
 }

@@ -248,13 +248,65 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
+    public func createSession(userID: Int64, tokenHash: [UInt8], client: SessionClient) async throws {
         _ = try await read { [logger] connection in
             try await connection.query(
                 """
-                INSERT INTO sessions (token_hash, user_id, created_at)
-                VALUES (\(Data(tokenHash)), \(userID), \(Self.now))
+                INSERT INTO sessions (token_hash, user_id, created_at, last_used_at, user_agent, address)
+                VALUES (\(Data(tokenHash)), \(userID), \(Self.now), \(Self.now), \(client.userAgent), \(client.address))
                 """, logger: logger)
+        }
+    }
+
+    public func sessions(userID: Int64) async throws -> [SessionRecord] {
+        try await read { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT token_hash, created_at, coalesce(last_used_at, created_at) AS used, user_agent, address
+                FROM sessions WHERE user_id = \(userID) ORDER BY used DESC, created_at DESC
+                """, logger: logger)
+            var sessions: [SessionRecord] = []
+            for try await (hash, created, used, agent, address) in rows.decode(
+                (Data, Double, Double, String?, String?).self)
+            {
+                sessions.append(
+                    SessionRecord(
+                        tokenHash: Array(hash), createdAt: Date(timeIntervalSince1970: created),
+                        lastUsedAt: Date(timeIntervalSince1970: used),
+                        client: SessionClient(userAgent: agent, address: address)))
+            }
+            return sessions
+        }
+    }
+
+    public func touchSession(tokenHash: [UInt8], client: SessionClient) async throws {
+        _ = try await read { [logger] connection in
+            try await connection.query(
+                """
+                UPDATE sessions SET last_used_at = \(Self.now), user_agent = \(client.userAgent),
+                  address = \(client.address)
+                WHERE token_hash = \(Data(tokenHash))
+                """, logger: logger)
+        }
+    }
+
+    public func changePassword(userID: Int64, passwordHash: String, keeping tokenHash: [UInt8]) async throws -> Int {
+        try await write { [logger] connection, changes in
+            let updated = try await connection.query(
+                "UPDATE users SET password_hash = \(passwordHash) WHERE id = \(userID) RETURNING 1", logger: logger
+            ).collect()
+            guard !updated.isEmpty else { throw StoreError.notFound("user") }
+            let rows = try await connection.query(
+                """
+                DELETE FROM sessions WHERE user_id = \(userID) AND token_hash <> \(Data(tokenHash))
+                RETURNING token_hash
+                """, logger: logger)
+            var ended = 0
+            for try await hash in rows.decode(Data.self) {
+                changes.publish(.sessionEnded(tokenHash: Array(hash)))
+                ended += 1
+            }
+            return ended
         }
     }
 

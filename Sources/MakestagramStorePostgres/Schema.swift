@@ -23,6 +23,7 @@ enum Schema {
         ("v8 hashtags", v8),
         ("v9 people search", v9),
         ("v10 responsive variants", v10),
+        ("v11 session details", v11),
     ]
 
     static let v1 = """
@@ -477,6 +478,14 @@ enum Schema {
     /// Responsive variants of a post's photo (``StoredVariant/column(_:)``): NULL for posts stored before them.
     static let v10 = """
         ALTER TABLE posts ADD COLUMN variants text;
+        """
+
+    /// What a user's list of sessions shows: when each was last used, and by what client from where.
+    static let v11 = """
+        ALTER TABLE sessions ADD COLUMN last_used_at double precision;
+        UPDATE sessions SET last_used_at = created_at;
+        ALTER TABLE sessions ADD COLUMN user_agent text;
+        ALTER TABLE sessions ADD COLUMN address text;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

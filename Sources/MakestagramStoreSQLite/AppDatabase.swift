@@ -58,6 +58,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v8 hashtags", migrate: Schema.v8)
         migrator.registerMigration("v9 people search", migrate: Schema.v9)
         migrator.registerMigration("v10 responsive variants", migrate: Schema.v10)
+        migrator.registerMigration("v11 session details", migrate: Schema.v11)
         return migrator
     }
 }

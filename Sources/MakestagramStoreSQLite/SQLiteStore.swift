@@ -90,11 +90,54 @@ public struct SQLiteStore: Store {
         }
     }
 
-    public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
+    public func createSession(userID: Int64, tokenHash: [UInt8], client: SessionClient) async throws {
         try await write { db in
             try db.execute(
-                sql: "INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                arguments: [Data(tokenHash), userID, Self.now])
+                sql: """
+                    INSERT INTO sessions (token_hash, user_id, created_at, last_used_at, user_agent, address)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [Data(tokenHash), userID, Self.now, Self.now, client.userAgent, client.address])
+        }
+    }
+
+    public func sessions(userID: Int64) async throws -> [SessionRecord] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT token_hash, created_at, coalesce(last_used_at, created_at) AS used, user_agent, address
+                    FROM sessions WHERE user_id = ? ORDER BY used DESC, created_at DESC
+                    """,
+                arguments: [userID]
+            ).map { row in
+                SessionRecord(
+                    tokenHash: Array(row["token_hash"] as Data),
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                    lastUsedAt: Date(timeIntervalSince1970: row["used"]),
+                    client: SessionClient(userAgent: row["user_agent"], address: row["address"]))
+            }
+        }
+    }
+
+    public func touchSession(tokenHash: [UInt8], client: SessionClient) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE sessions SET last_used_at = ?, user_agent = ?, address = ? WHERE token_hash = ?",
+                arguments: [Self.now, client.userAgent, client.address, Data(tokenHash)])
+        }
+    }
+
+    public func changePassword(userID: Int64, passwordHash: String, keeping tokenHash: [UInt8]) async throws -> Int {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE users SET password_hash = ? WHERE id = ?", arguments: [passwordHash, userID])
+            guard db.changesCount > 0 else { throw StoreError.notFound("user") }
+            let ended = try Data.fetchAll(
+                db, sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash <> ? RETURNING token_hash",
+                arguments: [userID, Data(tokenHash)])
+            for hash in ended { publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
+            return ended.count
         }
     }
 

@@ -17,7 +17,9 @@ struct MakestagramCommand: AsyncParsableCommand {
             CommandGroup(name: "Server", subcommands: [Serve.self]),
             CommandGroup(
                 name: "Account",
-                subcommands: [Signup.self, Login.self, Logout.self, Whoami.self, Profile.self]),
+                subcommands: [
+                    Signup.self, Login.self, Logout.self, Whoami.self, Profile.self, Password.self, Sessions.self,
+                ]),
             CommandGroup(
                 name: "Photos",
                 subcommands: [

@@ -38,6 +38,73 @@ import Testing
         }
     }
 
+    @Test func sessionsAreListedAndEndedOneByOneOrAllByAPasswordChange() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            let bob = try await client.signUp("bob")
+            func logIn(_ password: String = "correct horse", agent: String) async throws -> TestUser {
+                let response = try await client.send(
+                    .post, "/api/v1/sessions", json: LogInRequest(username: "alice", password: password),
+                    headers: [.userAgent: agent])
+                let answer = try JSONCoding.decoder().decode(AuthResponse.self, from: Data(buffer: response.body))
+                return TestUser(profile: answer.user, token: answer.token)
+            }
+            let phone = try await logIn(agent: "Phone/1.0")
+            let laptop = try await logIn(agent: "Laptop/2.0")
+            let listed: Page<SessionInfo> = try await client.call(.get, "/api/v1/me/sessions", as: laptop)
+            #expect(listed.items.count == 3)
+            #expect(listed.items.filter(\.current).map(\.userAgent) == ["Laptop/2.0"])
+            #expect(Set(listed.items.compactMap(\.userAgent)).isSuperset(of: ["Phone/1.0", "Laptop/2.0"]))
+            #expect(listed.items.allSatisfy { $0.id.count == 32 && !$0.id.contains(laptop.token) })
+
+            // Ending one session: its token fails at once; nobody ends another's session.
+            let phoneID = try #require(listed.items.first { $0.userAgent == "Phone/1.0" }?.id)
+            #expect(try await client.problem(.delete, "/api/v1/me/sessions/\(phoneID)", as: bob).status == 404)
+            #expect(try await client.send(.delete, "/api/v1/me/sessions/\(phoneID)", as: laptop).status == .noContent)
+            #expect(try await client.problem(.get, "/api/v1/me", as: phone).status == 401)
+            #expect(try await client.problem(.delete, "/api/v1/me/sessions/\(phoneID)", as: laptop).status == 404)
+            #expect(try await client.problem(.delete, "/api/v1/me/sessions/nonsense", as: laptop).status == 404)
+
+            // A password change needs the current password, refuses weak ones, and ends every other session.
+            func change(_ current: String, _ new: String, as user: TestUser) async throws -> TestResponse {
+                try await client.send(
+                    .post, "/api/v1/me/password", as: user,
+                    json: ChangePasswordRequest(currentPassword: current, newPassword: new))
+            }
+            let wrong = try await change("not my password", "a much better secret", as: laptop)
+            #expect(wrong.status == .unprocessableContent && String(buffer: wrong.body).contains("currentPassword"))
+            #expect(try await change("correct horse", "password", as: laptop).status == .unprocessableContent)
+            #expect(try await change("correct horse", "correct horse", as: laptop).status == .unprocessableContent)
+            #expect(try await change("correct horse", "short", as: laptop).status == .unprocessableContent)
+            let changed = try await change("correct horse", "a much better secret", as: laptop)
+            #expect(changed.status == .ok)
+            let answer = try JSONCoding.decoder().decode(PasswordChanged.self, from: Data(buffer: changed.body))
+            #expect(answer.endedSessions == 1, "the first session (sign-up); the phone had ended already")
+            #expect(try await client.problem(.get, "/api/v1/me", as: alice).status == 401)
+            let still: UserProfile = try await client.call(.get, "/api/v1/me", as: laptop)
+            #expect(still.username == "alice")
+            let old = try await client.send(
+                .post, "/api/v1/sessions", json: LogInRequest(username: "alice", password: "correct horse"))
+            #expect(old.status == .unauthorized)
+            _ = try await logIn("a much better secret", agent: "Phone/1.1")
+            #expect(try await client.problem(.post, "/api/v1/me/password").status == 401)
+        }
+    }
+
+    @Test func wrongCurrentPasswordsAreThrottledAsLogInsAre() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<8 {
+                let response = try await client.send(
+                    .post, "/api/v1/me/password", as: alice,
+                    json: ChangePasswordRequest(currentPassword: "guess guess", newPassword: "a much better secret"))
+                statuses.append(response.status)
+            }
+            #expect(statuses.contains(.tooManyRequests), "\(statuses)")
+        }
+    }
+
     @Test func signUpRefusesBadInputWithClearProblems() async throws {
         try await TestServer.run { client, _ in
             _ = try await client.signUp("bob")

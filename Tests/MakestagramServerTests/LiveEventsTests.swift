@@ -289,6 +289,31 @@ import Testing
         }
     }
 
+    @Test func aSessionEndedFromAnotherOrByAPasswordChangeClosesItsSockets() async throws {
+        try await withPost { client, port, users, _ in
+            let bob = users[1]
+            let login: AuthResponse = try await client.call(
+                .post, "/api/v1/sessions", json: LogInRequest(username: bob.profile.username, password: "correct horse")
+            )
+            let other = TestUser(profile: login.user, token: login.token)
+            let socket = try await LiveClient.connect(port: port, token: bob.token)
+            let sessions: Page<SessionInfo> = try await client.call(.get, "/api/v1/me/sessions", as: other)
+            let first = try #require(sessions.items.first { !$0.current })
+            #expect(try await client.send(.delete, "/api/v1/me/sessions/\(first.id)", as: other).status == .noContent)
+            #expect(try await socket.closed.value?.closeCode == .unknown(LiveCloseCode.sessionEnded))
+
+            let third: AuthResponse = try await client.call(
+                .post, "/api/v1/sessions", json: LogInRequest(username: bob.profile.username, password: "correct horse")
+            )
+            let thirdSocket = try await LiveClient.connect(port: port, token: third.token)
+            let changed: PasswordChanged = try await client.call(
+                .post, "/api/v1/me/password", as: other,
+                json: ChangePasswordRequest(currentPassword: "correct horse", newPassword: "a much better secret"))
+            #expect(changed.endedSessions == 1)
+            #expect(try await thirdSocket.closed.value?.closeCode == .unknown(LiveCloseCode.sessionEnded))
+        }
+    }
+
     @Test func ticketsAreSingleUseAndTokensStayOutOfURLs() async throws {
         try await withPost { client, port, users, _ in
             let ticket: EventTicket = try await client.call(

@@ -96,6 +96,46 @@ struct SettledSink {
     }
 
     @Test(arguments: StoreFactory.all)
+    func sessionsAreListedTouchedAndEndedByAPasswordChange(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let (phone, laptop, cli) = (
+                [UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32),
+                [UInt8](repeating: 3, count: 32)
+            )
+            try await store.createSession(
+                userID: alice, tokenHash: phone, client: SessionClient(userAgent: "Phone", address: "10.0.0.1"))
+            try await store.createSession(userID: alice, tokenHash: laptop)
+            try await store.createSession(userID: bob, tokenHash: cli)
+            try await Task.sleep(for: .milliseconds(20))
+            try await store.touchSession(
+                tokenHash: laptop, client: SessionClient(userAgent: "Laptop", address: "2001:db8::1"))
+            let listed = try await store.sessions(userID: alice)
+            #expect(listed.map(\.tokenHash) == [laptop, phone], "most recently used first")
+            #expect(
+                listed.map(\.client) == [
+                    SessionClient(userAgent: "Laptop", address: "2001:db8::1"),
+                    SessionClient(userAgent: "Phone", address: "10.0.0.1"),
+                ])
+            #expect(listed[0].lastUsedAt > listed[0].createdAt)
+            #expect(SessionClient(userAgent: String(repeating: "x", count: 1000)).userAgent?.count == 300)
+            _ = try await sink.take()
+
+            #expect(try await store.changePassword(userID: alice, passwordHash: "new", keeping: laptop) == 1)
+            #expect(try await store.credentials(username: "alice")?.passwordHash == "new")
+            #expect(try await store.sessions(userID: alice).map(\.tokenHash) == [laptop])
+            #expect(try await store.sessionUser(tokenHash: phone) == nil)
+            #expect(try await store.sessionUser(tokenHash: laptop)?.username == "alice")
+            #expect(try await store.sessions(userID: bob).map(\.tokenHash) == [cli], "nobody else's")
+            #expect(try await sink.take() == [.sessionEnded(tokenHash: phone)])
+            await #expect(throws: StoreError.self) {
+                _ = try await store.changePassword(userID: 999_999, passwordHash: "x", keeping: laptop)
+            }
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func variantsAreGivenOnceToPostsStoredWithoutThem(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in
             let alice = try await store.user("alice")

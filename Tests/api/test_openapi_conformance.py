@@ -91,6 +91,16 @@ def test_every_response_matches_the_document(server):
     api.request("POST", v1 + "/sessions", json={"username": "alice", "password": "correct horse"})
     api.request("POST", v1 + "/sessions", json={"username": "alice", "password": "wrong one"})
     api.request("GET", v1 + "/me", token=alice)
+    sessions = api.request("GET", v1 + "/me/sessions", token=bob).json()["items"]
+    api.request("DELETE", f"{v1}/me/sessions/{'0' * 32}", token=bob)
+    api.request("POST", v1 + "/me/password", token=bob,
+                json={"currentPassword": "wrong one!", "newPassword": "a much better secret"})
+    api.request("POST", v1 + "/me/password", token=bob, json={"currentPassword": "x"})
+    other = api.request("POST", v1 + "/sessions", json={"username": "bob", "password": "correct horse"}).json()["token"]
+    api.request("DELETE", f"{v1}/me/sessions/{next(s['id'] for s in sessions if s['current'])}", token=other)
+    bob = other
+    api.request("POST", v1 + "/me/password", token=bob,
+                json={"currentPassword": "correct horse", "newPassword": "a much better secret"})
     api.request("GET", v1 + "/me")
 
     with open(PHOTOS / "phone-gps-rotated.jpg", "rb") as photo:

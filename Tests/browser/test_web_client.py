@@ -583,3 +583,41 @@ def test_a_tall_photo_cut_to_4_5_is_shared_as_chosen_and_served_sharp(browsers, 
     assert source.endswith(".webp"), "a responsive WebP variant is chosen"
     assert natural >= shown.size["width"] * density, "at least as many pixels as the screen shows"
     phone.screenshot("feed-cropped-phone")
+
+
+def test_changing_the_password_logs_out_the_other_browser_and_sessions_can_be_ended(browsers, sign_up):
+    person = sign_up("settler")
+    here, there = browsers(), browsers(width=390, height=844)
+    here.allowed_errors = ("status of 422",)  # the wrong current password, on purpose
+    here.log_in(person)
+    there.log_in(person)
+    here.click(".nav-item[href^='/u/']")
+    here.click("a.settings-link")
+    here.wait_for(".session-list .session")
+    here.wait_until(lambda: len(here.find_all(".session-list .session")) == 3)
+    assert len(here.find_all(".session-current")) == 1
+    here.screenshot("settings")
+
+    # The session the test client made (python-requests) ends from the list: its token fails at once.
+    scripted = next(row for row in here.find_all(".session-list .session") if "python-requests" in row.text)
+    here.find("button", within=scripted).click()
+    here.click("dialog .dialog-actions button:last-child")
+    here.wait_until(lambda: len(here.find_all(".session-list .session")) == 2)
+    assert requests.get(f"{person.base}/api/v1/me", headers=person.headers, timeout=10).status_code == 401
+
+    # A wrong current password is explained; the right one logs the other browser out, with a message.
+    here.type("#current-password", "not the password")
+    here.type("#new-password", "a much better secret")
+    here.click(".settings-form button[type=submit]")
+    here.wait_until(lambda: "Current password" in here.text(".settings-form .form-error"))
+    assert here.find("#current-password").get_attribute("aria-invalid") == "true"
+    here.find("#current-password").clear()
+    here.type("#current-password", PASSWORD)
+    here.click(".settings-form button[type=submit]")
+    there.wait_for("form[aria-label='Log in']")
+    there.wait_until(lambda: "You were logged out" in there.driver.page_source)
+    here.wait_until(lambda: len(here.find_all(".session-list .session")) == 1)
+    assert here.find("#current-password").get_attribute("value") == ""
+    answer = requests.post(f"{person.base}/api/v1/sessions", json={"username": person.username, "password": PASSWORD},
+                           timeout=10)
+    assert answer.status_code == 401, "the old password no longer works"

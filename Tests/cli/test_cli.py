@@ -201,3 +201,23 @@ def test_hiding_like_counts_from_the_command_line(terminal):
     assert "New posts hide" in ann.run("profile", "--enable-hide-like-counts").stdout
     newer = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--json").stdout)
     assert newer["likeCountHidden"] is True
+
+
+def test_password_change_and_sessions_from_the_command_line(terminal, server):
+    one, two = terminal("one"), terminal("two")
+    user = name("pw")
+    one.run("signup", user, "--password-stdin", stdin="correct horse\n")
+    two.run("login", user, "--password-stdin", stdin="correct horse\n")
+    sessions = json.loads(one.run("sessions", "--json").stdout)
+    assert len(sessions) == 2 and sum(session["current"] for session in sessions) == 1
+    assert "* " + next(s["id"] for s in sessions if s["current"]) in one.run("sessions").stdout
+
+    wrong = one.run("password", "--password-stdin", stdin="not it at all\na much better secret\n", ok=False)
+    assert wrong.returncode != 0 and "current password" in wrong.stderr.lower()
+    changed = one.run("password", "--password-stdin", stdin="correct horse\na much better secret\n")
+    assert "1 other session(s) logged out" in changed.stdout
+    assert two.run("whoami", ok=False).returncode != 0, "the other session was logged out"
+    two.run("login", user, "--password-stdin", stdin="a much better secret\n")
+    other = next(s["id"] for s in json.loads(one.run("sessions", "--json").stdout) if not s["current"])
+    assert f"Logged out session {other}" in one.run("sessions", "--end", other).stdout
+    assert two.run("whoami", ok=False).returncode != 0

@@ -141,7 +141,7 @@ func buildRouter<S: Store>(
     let accounts = AccountsController(store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost))
     router.group("api/v1").addRoutes(accounts.publicRoutes)
     router.group("api/v1").addRoutes(events.publicRoutes)
-    let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store))
+    let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store, limits: limits))
     api.addRoutes(accounts.routes)
     api.addRoutes(
         ProfileController(

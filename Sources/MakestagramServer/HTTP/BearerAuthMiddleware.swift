@@ -1,11 +1,14 @@
 import HTTPTypes
 import Hummingbird
 import MakestagramStore
+import Synchronization
 
 /// Requires `Authorization: Bearer <token>` naming a live session, and puts its user into the context.
 struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: S
+    let limits: ClientLimits
+    let use = SessionUse()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
@@ -18,6 +21,10 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         context.tokenHash = hash
         context.logger[metadataKey: "user"] = "\(user.id)"
         context.requester.authenticated(as: user.id)
+        if use.isDue(hash) {
+            let client = SessionToken.client(of: request, address: limits.address(of: request, context))
+            Task { [store] in try? await store.touchSession(tokenHash: hash, client: client) }
+        }
         return try await next(request, context)
     }
 
@@ -41,5 +48,24 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
         guard start < end, end - start <= 512 else { return nil }
         return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+}
+
+/// When this instance last noted each session's use (for its owner's list of sessions): at most once a minute per
+/// session, in the background, so that no request waits on it and a busy client costs one write a minute.
+final class SessionUse: Sendable {
+    private let noted = Mutex<[[UInt8]: ContinuousClock.Instant]>([:])
+    static let interval = Duration.seconds(60)
+    /// Sessions remembered; beyond it the memory starts again (a few more writes, never more memory).
+    static let capacity = 100_000
+
+    /// Whether the session's use should be noted now (and, if so, that it is being).
+    func isDue(_ tokenHash: [UInt8], now: ContinuousClock.Instant = .now) -> Bool {
+        noted.withLock { noted in
+            if let last = noted[tokenHash], now - last < Self.interval { return false }
+            if noted.count >= Self.capacity { noted.removeAll(keepingCapacity: true) }
+            noted[tokenHash] = now
+            return true
+        }
     }
 }

@@ -109,6 +109,8 @@ extension UserProfile: ResponseEncodable {}
 extension Post: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
+extension PasswordChanged: ResponseEncodable {}
+extension SessionInfo: ResponseEncodable {}
 extension ActivityUnread: ResponseEncodable {}
 extension AuthResponse: ResponseEncodable {}
 extension Page: ResponseEncodable {}

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import Hummingbird
+import MakestagramStore
 
 /// Bearer tokens: 256 random bits, shown to the client once; only their SHA-256 is stored.
 enum SessionToken {
@@ -15,5 +17,17 @@ enum SessionToken {
     /// The stored form of a token.
     static func hash(_ token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// The name a session is listed and revoked by: 32 hexadecimal digits from its stored hash, from which neither
+    /// the hash nor the token can be recovered.
+    static func publicID(_ tokenHash: [UInt8]) -> String {
+        SHA256.hash(data: Data("makestagram session id:".utf8) + tokenHash).prefix(16)
+            .map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Who is using a session, as a request says.
+    static func client(of request: Request, address: String) -> SessionClient {
+        SessionClient(userAgent: request.headers[.userAgent], address: address)
     }
 }

@@ -23,26 +23,26 @@ enum TextInput {
 
     /// A password's shape: 8 to 72 bytes (bcrypt reads no more) and no control characters (C libraries stop at a
     /// NUL, so "abc\u{0}x" would equal "abc"). Checked before any hashing, at log-in too.
-    static func passwordShape(_ password: String) throws {
+    static func passwordShape(_ password: String, field: String = "password") throws {
         guard Limits.passwordBytes.contains(password.utf8.count) else {
-            throw APIError.invalidField(field: "password", reason: "use 8 to 72 bytes")
+            throw APIError.invalidField(field: field, reason: "use 8 to 72 bytes")
         }
         if let scalar = TextRules.controlCharacter(in: password) {
             throw APIError.invalidField(
-                field: "password", reason: "contains a control character (\(TextRules.describe(scalar)))")
+                field: field, reason: "contains a control character (\(TextRules.describe(scalar)))")
         }
     }
 
     /// A new password: its shape, and not one that attackers try first.
-    static func newPassword(_ password: String, username: String) throws {
-        try passwordShape(password)
+    static func newPassword(_ password: String, username: String, field: String = "password") throws {
+        try passwordShape(password, field: field)
         let lowered = password.lowercased()
         if lowered.hasPrefix(username) && lowered.count < username.count + 4 {
-            throw APIError.invalidField(field: "password", reason: "too close to the username; choose another")
+            throw APIError.invalidField(field: field, reason: "too close to the username; choose another")
         }
         if CommonPasswords.contains(lowered) {
             throw APIError.invalidField(
-                field: "password",
+                field: field,
                 reason: "this password is among the most common ones, which are guessed first; choose another")
         }
     }

@@ -26,6 +26,9 @@ struct AccountsController<S: Store>: Sendable {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.delete("sessions/current", use: logOut)
         routes.get("me", use: me)
+        routes.get("me/sessions", use: sessions)
+        routes.delete("me/sessions/:session", use: endSession)
+        routes.post("me/password", use: changePassword)
         return routes
     }
 
@@ -40,7 +43,7 @@ struct AccountsController<S: Store>: Sendable {
         let hash = try await limits.hash { Bcrypt.hash(password, cost: cost) }
         let user = try await store.createUser(
             NewUser(username: username, displayName: displayName, passwordHash: hash))
-        let token = try await startSession(user.id)
+        let token = try await startSession(user.id, request, context)
         context.logger.info("account created", metadata: ["user": "\(user.id)"])
         return EditedResponse(status: .created, response: AuthResponse(user: user, token: token))
     }
@@ -66,7 +69,7 @@ struct AccountsController<S: Store>: Sendable {
             let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
         else { throw APIError.invalidCredentials }
         succeeded = true
-        return AuthResponse(user: user, token: try await startSession(user.id))
+        return AuthResponse(user: user, token: try await startSession(user.id, request, context))
     }
 
     @Sendable func logOut(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
@@ -80,9 +83,70 @@ struct AccountsController<S: Store>: Sendable {
         return profile
     }
 
-    private func startSession(_ userID: Int64) async throws -> String {
+    /// The user's sessions, most recently used first, the current one marked.
+    @Sendable func sessions(_ request: Request, context: AppRequestContext) async throws -> Page<SessionInfo> {
+        let user = try context.requireUser()
+        let sessions = try await store.sessions(userID: user.id).map { session in
+            SessionInfo(
+                id: SessionToken.publicID(session.tokenHash), createdAt: session.createdAt,
+                lastUsedAt: session.lastUsedAt, userAgent: session.client.userAgent, address: session.client.address,
+                current: session.tokenHash == context.tokenHash)
+        }
+        return Page(items: sessions, nextCursor: nil)
+    }
+
+    /// Logs out one of the user's sessions (the current one too): its token fails at once, on every instance, and
+    /// its live connections close.
+    @Sendable func endSession(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try context.requireUser()
+        let id = context.parameters.get("session") ?? ""
+        guard
+            let session = try await store.sessions(userID: user.id).first(where: {
+                SessionToken.publicID($0.tokenHash) == id
+            })
+        else { throw APIError.notFound("session") }
+        try await store.deleteSession(tokenHash: session.tokenHash)
+        context.logger.info("session ended by its user", metadata: ["user": "\(user.id)"])
+        return .noContent
+    }
+
+    /// Changes the password, given the current one, and logs out every other session. Wrong current passwords count
+    /// as failed log-ins (the same throttle), so this is no way around it.
+    @Sendable func changePassword(_ request: Request, context: AppRequestContext) async throws -> PasswordChanged {
+        let user = try context.requireUser()
+        guard let current = context.tokenHash else { throw APIError.unauthorized }
+        let input = try await request.decodeJSON(ChangePasswordRequest.self)
+        try TextInput.passwordShape(input.currentPassword, field: "currentPassword")
+        try TextInput.newPassword(input.newPassword, username: user.username, field: "newPassword")
+        guard input.newPassword != input.currentPassword else {
+            throw APIError.invalidField(field: "newPassword", reason: "is the password you have: choose another")
+        }
+        let address = limits.address(of: request, context)
+        if let wait = limits.logins.begin(username: user.username, address: address) {
+            throw APIError.tooManyAttempts(retryAfter: wait.retryAfterSeconds)
+        }
+        var succeeded = false
+        defer { limits.logins.finish(username: user.username, address: address, succeeded: succeeded) }
+        let stored = try await store.credentials(username: user.username)?.passwordHash
+        let password = input.currentPassword
+        guard let stored, try await limits.hash({ Bcrypt.verify(password, hash: stored) }) else {
+            throw APIError.invalidField(field: "currentPassword", reason: "is not your current password")
+        }
+        succeeded = true
+        let cost = bcryptCost
+        let newPassword = input.newPassword
+        let hash = try await limits.hash { Bcrypt.hash(newPassword, cost: cost) }
+        let ended = try await store.changePassword(userID: user.id, passwordHash: hash, keeping: current)
+        context.logger.notice("password changed", metadata: ["user": "\(user.id)", "ended sessions": "\(ended)"])
+        return PasswordChanged(endedSessions: ended)
+    }
+
+    private func startSession(_ userID: Int64, _ request: Request, _ context: AppRequestContext) async throws -> String
+    {
         let token = SessionToken.generate()
-        try await store.createSession(userID: userID, tokenHash: SessionToken.hash(token))
+        try await store.createSession(
+            userID: userID, tokenHash: SessionToken.hash(token),
+            client: SessionToken.client(of: request, address: limits.address(of: request, context)))
         return token
     }
 

@@ -7,7 +7,8 @@ import { h, replace } from "./dom.js";
 /** How a username field behaves: no capitals, no spelling fixes. */
 const HANDLE = { autocomplete: "username", autocapitalize: "none", spellcheck: false };
 
-function field(id, label, props, hint) {
+/** A labelled input with an optional hint (which describes it to screen readers). */
+export function field(id, label, props, hint) {
   const input = h("input.input", { id, name: id, ...props, "aria-describedby": hint ? `${id}-hint` : undefined });
   return {
     input,
@@ -50,7 +51,7 @@ function problemWith(input) {
  * Submits `form` with `action`, showing the server's answer in words a person can act on. Fields are checked first,
  * with the app's own messages; a message goes as soon as any field changes.
  */
-function handle(form, button, error, action, messages) {
+export function handle(form, button, error, action, messages) {
   form.noValidate = true;
   form.addEventListener("input", (event) => {
     error.textContent = "";

@@ -11,6 +11,7 @@ import { uploadView } from "./upload.js";
 import { loginView, signupView } from "./auth.js";
 import { searchView } from "./search.js";
 import { activity, activityView } from "./activity.js";
+import { settingsView } from "./settings.js";
 import { tagView } from "./tags.js";
 
 const main = document.getElementById("main");
@@ -22,6 +23,7 @@ const routes = [
   { pattern: /^\/new$/, view: uploadView, title: "New post", nav: "new" },
   { pattern: /^\/search$/, view: searchView, title: "Find people", nav: "search" },
   { pattern: /^\/activity$/, view: activityView, title: "Activity", nav: "activity" },
+  { pattern: /^\/settings$/, view: settingsView, title: "Settings", nav: "profile" },
   { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
   { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
   { pattern: /^\/t\/(?<tag>[^/]{1,600})$/, view: tagView, title: "Hashtag" },

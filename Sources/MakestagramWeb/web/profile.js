@@ -214,6 +214,7 @@ export function profileView(root, { params, logOut, live }) {
                     "Edit profile",
                   ),
                   h("a.button", { href: "/new" }, "New post"),
+                  h("a.button.secondary.settings-link", { href: "/settings" }, "Settings"),
                   h("button.button.secondary.log-out", { type: "button", onclick: () => logOut() }, "Log out"),
                 ]
               : followButton(profile, countsHolder),

@@ -1,0 +1,166 @@
+// Settings: change your password (every other session is logged out at once), and where you are logged in, each
+// session with a Log out button.
+
+import { limits, problem as code } from "./constants.js";
+import { api } from "./api.js";
+import { h, replace, toast, timeElement, confirmDialog, retryLine, plural } from "./dom.js";
+import { field, handle } from "./auth.js";
+
+/** "Chrome on Android", "Firefox on Linux", "Makestagram command line"…, from a User-Agent. */
+export function describeAgent(agent) {
+  if (!agent) return "Unknown device";
+  if (/^makestagram\b/i.test(agent)) return "Makestagram app or command line";
+  const browser =
+    [
+      [/Edg\//, "Edge"],
+      [/Firefox\//, "Firefox"],
+      [/Chrom(e|ium)\//, "Chrome"],
+      [/Safari\//, "Safari"],
+    ].find(([pattern]) => pattern.test(agent))?.[1] ?? null;
+  const system =
+    [
+      [/Android/, "Android"],
+      [/iPhone|iPad|iOS/, "iOS"],
+      [/Mac OS X|Macintosh/, "macOS"],
+      [/Windows/, "Windows"],
+      [/Linux/, "Linux"],
+    ].find(([pattern]) => pattern.test(agent))?.[1] ?? null;
+  if (browser && system) return `${browser} on ${system}`;
+  return browser ?? system ?? agent.slice(0, 60);
+}
+
+/** Field names in the server's problems, as the form labels them. */
+const FIELDS = { currentPassword: "Current password", newPassword: "New password" };
+
+export function settingsView(root, { logOut }) {
+  const current = field("current-password", "Current password", {
+    type: "password",
+    autocomplete: "current-password",
+    required: true,
+  });
+  const next = field(
+    "new-password",
+    "New password",
+    { type: "password", autocomplete: "new-password", required: true, minlength: limits.passwordBytes[0] },
+    "At least 8 characters. Every other place you're logged in is logged out.",
+  );
+  const error = h("p.form-error", { role: "alert" });
+  const button = h("button.button", { type: "submit" }, "Change password");
+  const form = h(
+    "form.stack.settings-form",
+    { "aria-labelledby": "password-title" },
+    current.element,
+    next.element,
+    error,
+    button,
+  );
+  handle(
+    form,
+    button,
+    error,
+    async () => {
+      const answer = await api.post("/me/password", {
+        currentPassword: current.input.value,
+        newPassword: next.input.value,
+      });
+      form.reset();
+      button.disabled = false;
+      toast(
+        answer.endedSessions
+          ? `Password changed. ${plural(answer.endedSessions, "other session")} logged out.`
+          : "Password changed.",
+      );
+      loadSessions();
+    },
+    (problem) => {
+      if (problem.code === code.tooManyAttempts) return problem.detail;
+      if (problem.code !== code.invalidField) return null;
+      const [name, ...rest] = (problem.detail ?? "").split(": ");
+      const input = name === "currentPassword" ? current.input : name === "newPassword" ? next.input : null;
+      if (!input) return null;
+      input.setAttribute("aria-invalid", "true");
+      input.focus();
+      return `${FIELDS[name]}: ${rest.join(": ")}.`;
+    },
+  );
+
+  const sessions = h("ul.session-list", { "aria-labelledby": "sessions-title" });
+  const sessionsStatus = h("div.list-status", { role: "status" });
+
+  function row(session) {
+    const end = h(
+      "button.button.secondary.compact",
+      { type: "button", "aria-label": `Log out ${describeAgent(session.userAgent)}` },
+      "Log out",
+    );
+    end.addEventListener("click", async () => {
+      if (session.current) return logOut();
+      const confirmed = await confirmDialog(
+        "Log out this session?",
+        `${describeAgent(session.userAgent)} will need the password to log in again.`,
+        "Log out",
+      );
+      if (!confirmed) return;
+      end.disabled = true;
+      try {
+        await api.delete(`/me/sessions/${session.id}`);
+        element.remove();
+        toast("Logged out there.");
+      } catch (problem) {
+        end.disabled = false;
+        toast(`Couldn't log that session out: ${problem.message}`, { error: true });
+      }
+    });
+    const element = h(
+      "li.session",
+      {},
+      h(
+        "div.session-text",
+        {},
+        h("strong", {}, describeAgent(session.userAgent)),
+        session.current ? h("span.session-current", {}, "This browser") : null,
+        h(
+          "span.muted.session-detail",
+          {},
+          session.address ? `${session.address} · ` : "",
+          "active ",
+          timeElement(session.lastUsedAt),
+          " · since ",
+          new Date(session.createdAt).toLocaleDateString(),
+        ),
+      ),
+      end,
+    );
+    return element;
+  }
+
+  async function loadSessions() {
+    sessionsStatus.textContent = "Loading…";
+    try {
+      const page = await api.get("/me/sessions");
+      replace(sessions, page.items.map(row));
+      sessionsStatus.textContent = "";
+    } catch (problem) {
+      replace(sessionsStatus, retryLine("your sessions", problem, loadSessions));
+    }
+  }
+
+  replace(
+    root,
+    h(
+      "div.settings",
+      {},
+      h("h1.page-title", {}, "Settings"),
+      h("section.settings-section", {}, h("h2.section-heading", { id: "password-title" }, "Change password"), form),
+      h(
+        "section.settings-section",
+        {},
+        h("h2.section-heading", { id: "sessions-title" }, "Where you're logged in"),
+        sessionsStatus,
+        sessions,
+      ),
+    ),
+  );
+  loadSessions();
+  current.input.focus();
+}
