@@ -30,6 +30,11 @@ extension APIClient {
         try await send(.get, "/me")
     }
 
+    /// A ZIP of everything the user put in: profile, posts with their photos, comments, follows (a few a hour).
+    public func exportData() async throws -> Data {
+        try await sendForData(.get, "/me/export")
+    }
+
     /// Where the user is logged in, most recently used first; `current` marks this client's session.
     public func sessions() async throws -> [SessionInfo] {
         let page: Page<SessionInfo> = try await send(.get, "/me/sessions")

@@ -130,3 +130,71 @@ public struct SessionRecord: Sendable, Equatable {
         self.client = client
     }
 }
+
+/// Everything a user's data export holds but the photos' bytes: read in one transaction, so the lists agree.
+public struct UserDataExport: Sendable {
+    public struct ExportedPost: Codable, Sendable, Equatable {
+        public var id: Int64
+        public var createdAt: Date
+        public var caption: String
+        public var editedAt: Date?
+        public var likeCount: Int
+        public var commentCount: Int
+        public var width: Int
+        public var height: Int
+        /// The stored full JPEG, which the archive holds as `photos/<id>.jpg`.
+        public var fileName: String
+
+        public init(
+            id: Int64, createdAt: Date, caption: String, editedAt: Date?, likeCount: Int, commentCount: Int, width: Int,
+            height: Int, fileName: String
+        ) {
+            self.id = id
+            self.createdAt = createdAt
+            self.caption = caption
+            self.editedAt = editedAt
+            self.likeCount = likeCount
+            self.commentCount = commentCount
+            self.width = width
+            self.height = height
+            self.fileName = fileName
+        }
+    }
+
+    public struct ExportedComment: Codable, Sendable, Equatable {
+        public var id: Int64
+        public var postId: Int64
+        public var text: String
+        public var createdAt: Date
+
+        public init(id: Int64, postId: Int64, text: String, createdAt: Date) {
+            self.id = id
+            self.postId = postId
+            self.text = text
+            self.createdAt = createdAt
+        }
+    }
+
+    public var profile: UserProfile
+    /// The large avatar's file, if any.
+    public var avatarFile: String?
+    /// Oldest first.
+    public var posts: [ExportedPost]
+    /// Every comment the user wrote, on anyone's posts, oldest first.
+    public var comments: [ExportedComment]
+    /// Usernames, in the order the follows were made.
+    public var following: [String]
+    public var followers: [String]
+
+    public init(
+        profile: UserProfile, avatarFile: String?, posts: [ExportedPost], comments: [ExportedComment],
+        following: [String], followers: [String]
+    ) {
+        self.profile = profile
+        self.avatarFile = avatarFile
+        self.posts = posts
+        self.comments = comments
+        self.following = following
+        self.followers = followers
+    }
+}

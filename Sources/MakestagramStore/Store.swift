@@ -108,6 +108,8 @@ public protocol Store: Sendable {
     /// has no posts.
     func posts(tag: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
 
+    /// What a data export holds of the user (nil when there is no such user), read in one transaction.
+    func dataExport(userID: Int64) async throws -> UserDataExport?
     /// Up to `limit` posts stored before responsive variants, after the post `after` in ID order: each one's ID and
     /// the file name of its full JPEG.
     func postsWithoutVariants(after: Int64, limit: Int) async throws -> [(id: Int64, fullFile: String)]

@@ -19,6 +19,7 @@ struct MakestagramCommand: AsyncParsableCommand {
                 name: "Account",
                 subcommands: [
                     Signup.self, Login.self, Logout.self, Whoami.self, Profile.self, Password.self, Sessions.self,
+                    Export.self,
                 ]),
             CommandGroup(
                 name: "Photos",

@@ -386,6 +386,33 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
+    func aDataExportHoldsTheUsersPostsCommentsAndFollows(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let first = try await store.photoPost(by: alice, caption: "one")
+            let second = try await store.photoPost(by: alice, caption: "two")
+            let bobs = try await store.photoPost(by: bob)
+            _ = try await store.setLike(postID: first, viewer: bob, liked: true)
+            let comment = try await store.addComment(postID: bobs, author: alice, text: "nice")
+            _ = try await store.addComment(postID: first, author: bob, text: "not alice's comment")
+            for followee in ["carol", "bob"] {
+                _ = try await store.setFollow(viewer: alice, username: followee, following: true)
+            }
+            _ = try await store.setFollow(viewer: carol, username: "alice", following: true)
+
+            let export = try #require(try await store.dataExport(userID: alice))
+            #expect(export.profile.username == "alice" && export.avatarFile == nil)
+            #expect(export.posts.map(\.id) == [first, second] && export.posts.map(\.caption) == ["one", "two"])
+            #expect(export.posts.map(\.likeCount) == [1, 0] && export.posts.map(\.commentCount) == [1, 0])
+            #expect(export.comments.map(\.id) == [comment.id] && export.comments.first?.postId == bobs)
+            #expect(export.following == ["carol", "bob"] && export.followers == ["carol"])
+            #expect(try await store.dataExport(userID: 999_999) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func searchFindsNamesAnywhereRankedAndFolded(factory: StoreFactory) async throws {
         try await withStore(factory) { store in
             func named(_ username: String, _ displayName: String) async throws -> Int64 {

@@ -92,6 +92,7 @@ def test_every_response_matches_the_document(server):
     api.request("POST", v1 + "/sessions", json={"username": "alice", "password": "wrong one"})
     api.request("GET", v1 + "/me", token=alice)
     sessions = api.request("GET", v1 + "/me/sessions", token=bob).json()["items"]
+    api.request("GET", v1 + "/me/export", token=bob)
     api.request("DELETE", f"{v1}/me/sessions/{'0' * 32}", token=bob)
     api.request("POST", v1 + "/me/password", token=bob,
                 json={"currentPassword": "wrong one!", "newPassword": "a much better secret"})

@@ -63,6 +63,7 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         found["upload, crop step"] = browser.accessibility_violations()
         browser.screenshot(f"page-upload-crop-{width}")
         check("activity", "/activity", ".activity-item")
+        check("settings", "/settings", ".session-list .session")
         check("hashtag", "/t/park", ".tag-page .tile")
         check("not found", "/no/such/page", ".empty")
         browser.open("/search")

@@ -621,3 +621,6 @@ def test_changing_the_password_logs_out_the_other_browser_and_sessions_can_be_en
     answer = requests.post(f"{person.base}/api/v1/sessions", json={"username": person.username, "password": PASSWORD},
                            timeout=10)
     assert answer.status_code == 401, "the old password no longer works"
+
+    here.click(".settings-section button.secondary:not(.compact)")
+    here.wait_until(lambda: "Downloaded makestagram-" in here.driver.page_source, message="the archive downloads")

@@ -7,6 +7,7 @@ import secrets
 import stat
 import subprocess
 import threading
+import zipfile
 
 import pytest
 import requests
@@ -203,7 +204,7 @@ def test_hiding_like_counts_from_the_command_line(terminal):
     assert newer["likeCountHidden"] is True
 
 
-def test_password_change_and_sessions_from_the_command_line(terminal, server):
+def test_password_change_sessions_and_export_from_the_command_line(terminal, server, tmp_path):
     one, two = terminal("one"), terminal("two")
     user = name("pw")
     one.run("signup", user, "--password-stdin", stdin="correct horse\n")
@@ -221,3 +222,12 @@ def test_password_change_and_sessions_from_the_command_line(terminal, server):
     other = next(s["id"] for s in json.loads(one.run("sessions", "--json").stdout) if not s["current"])
     assert f"Logged out session {other}" in one.run("sessions", "--end", other).stdout
     assert two.run("whoami", ok=False).returncode != 0
+
+    one.run("post", str(PHOTOS / "chelsea.jpg"), "--caption", "Take me with you")
+    archive = tmp_path / "mine.zip"
+    assert "Wrote your data" in one.run("export", str(archive)).stdout
+    with zipfile.ZipFile(archive) as opened:
+        posts = json.loads(opened.read("posts.json"))
+        assert [post["caption"] for post in posts] == ["Take me with you"]
+        assert opened.read(posts[0]["photo"])[:2] == b"\xff\xd8"
+    assert one.run("export", str(archive), ok=False).returncode != 0, "an existing file is not replaced"

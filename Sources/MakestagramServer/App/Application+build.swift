@@ -156,6 +156,10 @@ func buildRouter<S: Store>(
         ).routes)
     api.addRoutes(InteractionsController(store: store, limits: limits).routes)
     api.addRoutes(ActivityController(store: store).routes)
+    let exports = configuration.dataDirectory.appendingPathComponent("exports")
+    ExportController<S>.sweep(exports)
+    api.addRoutes(
+        ExportController(store: store, media: worker.media, limits: limits, temporaryDirectory: exports).routes)
     api.addRoutes(events.routes)
     return base
 }

@@ -7,7 +7,7 @@ import NIOCore
 final class ClientLimits: Sendable {
     /// What each limit is about, in words for the 429 answer.
     enum Kind: Int, Sendable {
-        case signUps, posts, edits, comments, likes, follows, reports, tickets, sockets
+        case signUps, posts, edits, comments, likes, follows, reports, exports, tickets, sockets
 
         var keyPath: KeyPath<RateLimits, RateLimit?> {
             switch self {
@@ -18,6 +18,7 @@ final class ClientLimits: Sendable {
             case .likes: \.likes
             case .follows: \.follows
             case .reports: \.reports
+            case .exports: \.exports
             case .tickets: \.tickets
             case .sockets: \.sockets
             }
@@ -32,6 +33,7 @@ final class ClientLimits: Sendable {
             case .likes: "likes"
             case .follows: "follows"
             case .reports: "reports"
+            case .exports: "data exports"
             case .tickets: "event-stream tickets"
             case .sockets: "event-stream connections"
             }

@@ -18,6 +18,8 @@ public struct RateLimits: Sendable, Equatable {
     public var follows: RateLimit? = RateLimit(200, per: .seconds(3600))
     /// Reports filed by one user.
     public var reports: RateLimit? = RateLimit(20, per: .seconds(3600))
+    /// Archives of their data downloaded by one user (each reads every photo they posted).
+    public var exports: RateLimit? = RateLimit(3, per: .seconds(3600))
     /// Event-stream tickets issued to one user.
     public var tickets: RateLimit? = RateLimit(30, per: .seconds(60))
     /// Event-stream connections opened by one user.
@@ -40,8 +42,8 @@ public struct RateLimits: Sendable, Equatable {
 
     /// The names used by `--rate-limit NAME=COUNT/PERIOD`.
     public static let names = [
-        "signups", "posts", "edits", "comments", "likes", "follows", "reports", "tickets", "sockets", "live-messages",
-        "live-snapshots",
+        "signups", "posts", "edits", "comments", "likes", "follows", "reports", "exports", "tickets", "sockets",
+        "live-messages", "live-snapshots",
     ]
 
     /// The limit a name sets.
@@ -54,6 +56,7 @@ public struct RateLimits: Sendable, Equatable {
         case "likes": \.likes
         case "follows": \.follows
         case "reports": \.reports
+        case "exports": \.exports
         case "tickets": \.tickets
         case "sockets": \.sockets
         case "live-messages": \.liveMessages

@@ -20,7 +20,9 @@ struct WebController: Sendable {
     let index: Asset
 
     /// The paths the browser-side router knows; each answers with `index.html`.
-    static let pages = ["", "login", "signup", "new", "search", "activity", "settings", "u/:username", "p/:id", "t/:tag"]
+    static let pages = [
+        "", "login", "signup", "new", "search", "activity", "settings", "u/:username", "p/:id", "t/:tag",
+    ]
 
     /// Reads the client's files (MakestagramWeb); `maxUploadBytes` goes into its constants, so that the upload
     /// screen can refuse a file that is too big before sending it.

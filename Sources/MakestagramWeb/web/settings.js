@@ -145,6 +145,32 @@ export function settingsView(root, { logOut }) {
     }
   }
 
+  const exportButton = h("button.button.secondary", { type: "button" }, "Download your data");
+  const exportStatus = h("p.muted", { role: "status" });
+  exportButton.addEventListener("click", async () => {
+    exportButton.disabled = true;
+    exportStatus.textContent = "Preparing your archive…";
+    try {
+      const response = await fetch("/api/v1/me/export", { headers: { Authorization: `Bearer ${api.token}` } });
+      if (!response.ok) {
+        const problem = await response.json().catch(() => ({}));
+        throw new Error(problem.detail ?? `the server answered ${response.status}`);
+      }
+      const name = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") ?? "")?.[1] ?? "makestagram.zip";
+      const url = URL.createObjectURL(await response.blob());
+      const link = h("a", { href: url, download: name, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      exportStatus.textContent = `Downloaded ${name}.`;
+    } catch (problem) {
+      exportStatus.textContent = `Couldn't export your data: ${problem.message}`;
+    } finally {
+      exportButton.disabled = false;
+    }
+  });
+
   replace(
     root,
     h(
@@ -158,6 +184,18 @@ export function settingsView(root, { logOut }) {
         h("h2.section-heading", { id: "sessions-title" }, "Where you're logged in"),
         sessionsStatus,
         sessions,
+      ),
+      h(
+        "section.settings-section",
+        {},
+        h("h2.section-heading", {}, "Your data"),
+        h(
+          "p.muted",
+          {},
+          "A ZIP of your profile, your posts with their photos, your comments and whom you follow and who follows you.",
+        ),
+        exportButton,
+        exportStatus,
       ),
     ),
   );

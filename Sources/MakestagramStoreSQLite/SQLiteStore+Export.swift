@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+extension SQLiteStore {
+    public func dataExport(userID: Int64) async throws -> UserDataExport? {
+        // One read transaction: every list as of the same moment.
+        try await read { db in
+            guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else { return nil }
+            let avatar = try String.fetchOne(
+                db, sql: "SELECT avatar_large_file FROM users WHERE id = ?", arguments: [userID])
+            let posts = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file
+                    FROM posts WHERE author_id = ? ORDER BY id
+                    """,
+                arguments: [userID]
+            ).map { row in
+                UserDataExport.ExportedPost(
+                    id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]), caption: row["caption"],
+                    editedAt: (row["edited_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                    likeCount: row["like_count"], commentCount: row["comment_count"], width: row["width"],
+                    height: row["height"], fileName: row["full_file"])
+            }
+            let comments = try Row.fetchAll(
+                db, sql: "SELECT id, post_id, text, created_at FROM comments WHERE author_id = ? ORDER BY id",
+                arguments: [userID]
+            ).map { row in
+                UserDataExport.ExportedComment(
+                    id: row["id"], postId: row["post_id"], text: row["text"],
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]))
+            }
+            let following = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT u.username FROM follows f JOIN users u ON u.id = f.followee_id
+                    WHERE f.follower_id = ? ORDER BY f.id
+                    """, arguments: [userID])
+            let followers = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
+                    WHERE f.followee_id = ? ORDER BY f.id
+                    """, arguments: [userID])
+            return UserDataExport(
+                profile: profile, avatarFile: avatar, posts: posts, comments: comments, following: following,
+                followers: followers)
+        }
+    }
+}
