@@ -179,6 +179,46 @@ struct SharedCachesTests {
         await drop()
     }
 
+    /// An instance that could not read the change stream for longer than the table keeps changes cannot know what
+    /// it missed: it says so (``StoreEvent/changesMissed``, which empties the caches and closes live clients with the
+    /// resync code), forgets what it kept, and follows the stream again from then on.
+    @Test func anInstanceCutOffLongerThanChangesAreKeptResyncsAndFollowsAgain() async throws {
+        let sink = RecordingSink()
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        var options = try PostgresOptions(url: url)
+        // Kept 10 s: an instance that has not read for 5 s (the margin) may have missed some.
+        options.changeRetention = .seconds(10)
+        let a = try await PostgresStore.open(options, events: nil, logger: Logger(label: "a"))
+        let b = try await PostgresStore.open(options, events: sink, logger: Logger(label: "b"))
+        let running = [Task { try await a.run() }, Task { try await b.run() }]
+        let alice = try await a.user("alice")
+        let token = [UInt8](repeating: 6, count: 32)
+        try await a.createSession(userID: alice, tokenHash: token)
+        try await b.caughtUp()
+        #expect(try await b.sessionUser(tokenHash: token)?.username == "alice")
+        _ = sink.take()
+
+        // The change table out of reach of every reader for longer than the margin (as a lost connection would be).
+        try await TestPostgres.run("ALTER TABLE changes RENAME TO changes_away", on: url)
+        try await Task.sleep(for: .seconds(6))
+        // Meanwhile the session ended where no change row records it: only a resync can learn it.
+        try await TestPostgres.run("DELETE FROM sessions", on: url)
+        try await TestPostgres.run("ALTER TABLE changes_away RENAME TO changes", on: url)
+        try await b.caughtUp()
+        #expect(sink.take().contains(.changesMissed))
+        #expect(try await b.sessionUser(tokenHash: token) == nil, "nothing kept from before the gap is used")
+
+        // Following again: a change through the other instance arrives as usual.
+        let post = try await a.photoPost(by: alice, caption: "after the gap")
+        try await b.caughtUp()
+        #expect(
+            sink.take().contains { if case .postCreated(let created, _) = $0 { created.id == post } else { false } })
+        a.close()
+        b.close()
+        for task in running { _ = await task.result }
+        await drop()
+    }
+
     @Test func caughtUpInstancesPublishEveryChangeOnceInCommitOrder() async throws {
         let sinks = (RecordingSink(), RecordingSink())
         let (url, drop) = try await TestPostgres.makeDatabase()
