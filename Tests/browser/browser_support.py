@@ -8,6 +8,7 @@ import pytest
 import requests
 from axe_playwright_python.base import AXE_SCRIPT
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -89,7 +90,10 @@ class Browser:
         return WebDriverWait(self.driver, timeout).until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
 
     def wait_until(self, condition, timeout: float = 15, message: str = ""):
-        return WebDriverWait(self.driver, timeout).until(lambda _: condition(), message)
+        """Waits for `condition`; an element it read that the page has just redrawn (a live update replacing it)
+        counts as "not yet", not as a failure."""
+        wait = WebDriverWait(self.driver, timeout, ignored_exceptions=(StaleElementReferenceException,))
+        return wait.until(lambda _: condition(), message)
 
     def click(self, selector: str, within=None):
         element = self.find(selector, within)
