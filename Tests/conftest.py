@@ -19,8 +19,9 @@ def makestagram_binary() -> str:
     return server_binary()
 
 
-# The log file of each running server, by base URL.
+# The log file and the data folder of each running server, by base URL.
 SERVER_LOGS: dict[str, pathlib.Path] = {}
+SERVER_DATA: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +50,7 @@ def server():
             pytest.fail("server did not start:\n" + log_path.read_text())
         requests.get(base + "/healthz", timeout=10).raise_for_status()
         SERVER_LOGS[base] = log_path
+        SERVER_DATA[base] = os.path.join(data, "data")
         yield base
     finally:
         process.terminate()
@@ -58,6 +60,12 @@ def server():
             process.kill()
         log.close()
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture
+def server_data(server) -> str:
+    """The data folder of the session's server, for commands run on the server's machine (`makestagram admin`)."""
+    return SERVER_DATA[server]
 
 
 @pytest.fixture

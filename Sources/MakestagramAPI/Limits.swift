@@ -14,6 +14,10 @@ public enum Limits {
     public static let commentLength = 1...2200
     /// Report reasons are 1–500 characters.
     public static let reportReasonLength = 1...500
+    /// A moderator's reason for an action, in characters (empty allowed).
+    public static let moderationReasonLength = 0...500
+    /// How long a deleted account's username stays reserved, so that nobody else can take it over, in days.
+    public static let deletedUsernameReservedDays = 30
     /// Page sizes: default 20, at most 100.
     public static let defaultPageSize = 20
     public static let maxPageSize = 100

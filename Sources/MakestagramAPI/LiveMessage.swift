@@ -16,6 +16,9 @@ public enum LiveCloseCode {
     public static let sessionEnded: UInt16 = 4001
     /// The bearer token or ticket was missing, wrong, expired or already used; log in or get a new ticket.
     public static let unauthorized: UInt16 = 4002
+    /// The account was suspended by the moderators or deleted by its owner; do not reconnect. The close reason says
+    /// which ("account suspended", "account deleted").
+    public static let accountClosed: UInt16 = 4003
     /// The user opened too many connections (at once, or in a short time); reconnect later, with backoff.
     public static let tryAgainLater: UInt16 = 1013
 }
@@ -223,6 +226,8 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     /// A user changed their display name or avatar: every place that shows them takes the new summary.
     case userUpdated(UserSummary)
     case postDeleted(LivePostDeleted)
+    /// A user's account was suspended or deleted: every post and comment of theirs leaves the screen.
+    case userRemoved(LiveUserRemoved)
     /// The recipient's unread activity count changed: someone liked, commented on or followed (or took it back),
     /// or the recipient read their activity on another screen.
     case activityChanged(ActivityUnread)
@@ -243,6 +248,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .likeCountVisibility: "post.likeCountVisibility"
         case .userUpdated: "user.updated"
         case .postDeleted: "post.deleted"
+        case .userRemoved: "user.removed"
         case .activityChanged: "activity.changed"
         case .error: "error"
         }
@@ -258,7 +264,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .postEdited(let event): (event.postId, event.version)
         case .likeCountVisibility(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
-        case .hello, .subscribed, .error, .userUpdated, .activityChanged: nil
+        case .hello, .subscribed, .error, .userUpdated, .activityChanged, .userRemoved: nil
         }
     }
 
@@ -280,6 +286,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "post.likeCountVisibility": self = .likeCountVisibility(try LiveLikeCountVisibility(from: decoder))
         case "user.updated": self = .userUpdated(try container.decode(UserSummary.self, forKey: .user))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
+        case "user.removed": self = .userRemoved(try LiveUserRemoved(from: decoder))
         case "activity.changed": self = .activityChanged(try ActivityUnread(from: decoder))
         case "error": self = .error(try LiveError(from: decoder))
         default:
@@ -302,10 +309,18 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .likeCountVisibility(let body): try body.encode(to: encoder)
         case .userUpdated(let user): try container.encode(user, forKey: .user)
         case .postDeleted(let body): try body.encode(to: encoder)
+        case .userRemoved(let body): try body.encode(to: encoder)
         case .activityChanged(let body): try body.encode(to: encoder)
         case .error(let body): try body.encode(to: encoder)
         }
     }
+}
+
+/// A user whose account was suspended or deleted.
+public struct LiveUserRemoved: Codable, Sendable, Equatable {
+    public var userId: Int64
+
+    public init(userId: Int64) { self.userId = userId }
 }
 
 /// A single-use ticket for opening the event stream: `GET /api/v1/events?ticket=…`.

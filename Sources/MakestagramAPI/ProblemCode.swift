@@ -22,6 +22,8 @@ public enum ProblemCode: String, Codable, Sendable, CaseIterable {
     case invalidCredentials = "invalid_credentials"
     /// The viewer may not do this (403).
     case forbidden
+    /// The account is suspended by the moderators: log-in is refused (403).
+    case accountSuspended = "account_suspended"
     /// No such user, post, comment, file or route (404).
     case notFound = "not_found"
     /// The path exists but not with this method (405, with `Allow`).

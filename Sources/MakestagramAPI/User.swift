@@ -47,6 +47,8 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var createdAt: Date
     /// On your own profile only: whether your new posts hide their like count. Nil (absent) on others' profiles.
     public var hideLikeCounts: Bool?
+    /// On your own profile only: whether you are a moderator (and may read the reports queue). Nil elsewhere.
+    public var isModerator: Bool?
 
     /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
     public static let avatarSmallSize = 150
@@ -56,7 +58,7 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public init(
         id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
         bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date,
-        hideLikeCounts: Bool? = nil
+        hideLikeCounts: Bool? = nil, isModerator: Bool? = nil
     ) {
         self.id = id
         self.username = username
@@ -70,6 +72,7 @@ public struct UserProfile: Codable, Sendable, Equatable {
         self.viewerFollows = viewerFollows
         self.createdAt = createdAt
         self.hideLikeCounts = hideLikeCounts
+        self.isModerator = isModerator
     }
 
     /// The summary form of this profile.

@@ -47,6 +47,12 @@ extension APIClient {
         try await sendWithoutAnswer(.delete, "/me/sessions/\(Self.segment(id))")
     }
 
+    /// Deletes the account for good (its password is needed): it disappears at once and its posts, comments, likes
+    /// and follows go within moments. The token stops working. A POST: never retried.
+    public func deleteAccount(password: String) async throws {
+        try await sendWithoutAnswer(.post, "/me/delete", json: DeleteAccountRequest(password: password))
+    }
+
     /// Changes the password (the current one is needed) and logs out every other session; answers how many.
     /// A POST: never retried.
     public func changePassword(current: String, new: String) async throws -> PasswordChanged {
@@ -210,6 +216,42 @@ extension APIClient {
     /// Flags a post for the moderators, once per user.
     public func report(_ postID: Int64, reason: String) async throws {
         try await sendWithoutAnswer(.post, "/posts/\(postID)/reports", json: ReportRequest(reason: reason))
+    }
+
+    // MARK: Moderation (moderators only: everyone else gets 403)
+
+    /// Reported posts not yet handled, the oldest waiting report first.
+    public func reportQueue(cursor: String? = nil, limit: Int? = nil) async throws -> Page<ReportedPost> {
+        try await send(.get, "/moderation/reports", query: Self.paging(cursor, limit))
+    }
+
+    /// Dismisses a post's waiting reports: the post stays.
+    public func dismissReports(of postID: Int64, reason: String? = nil) async throws {
+        try await sendWithoutAnswer(
+            .post, "/moderation/reports/\(postID)/dismiss", json: ModerationRequest(reason: reason))
+    }
+
+    /// Removes anyone's post, with its likes, comments, reports and photos.
+    public func removePost(_ postID: Int64, reason: String? = nil) async throws {
+        try await sendWithoutAnswer(
+            .post, "/moderation/posts/\(postID)/remove", json: ModerationRequest(reason: reason))
+    }
+
+    /// Suspends a user: they are logged out everywhere, their posts and comments hidden, and log-in refused.
+    public func suspend(_ username: String, reason: String? = nil) async throws {
+        try await sendWithoutAnswer(
+            .post, "/moderation/users/\(Self.segment(username))/suspend", json: ModerationRequest(reason: reason))
+    }
+
+    /// Lifts a user's suspension.
+    public func unsuspend(_ username: String, reason: String? = nil) async throws {
+        try await sendWithoutAnswer(
+            .post, "/moderation/users/\(Self.segment(username))/unsuspend", json: ModerationRequest(reason: reason))
+    }
+
+    /// What moderators (and the server's operator) did, newest first.
+    public func moderationLog(cursor: String? = nil, limit: Int? = nil) async throws -> Page<ModerationEntry> {
+        try await send(.get, "/moderation/log", query: Self.paging(cursor, limit))
     }
 
     // MARK: Activity

@@ -100,7 +100,7 @@ public final class LiveUpdates {
             send = nil
             subscribed = []
             switch closeCode {
-            case LiveCloseCode.sessionEnded, LiveCloseCode.unauthorized:
+            case LiveCloseCode.sessionEnded, LiveCloseCode.unauthorized, LiveCloseCode.accountClosed:
                 task = nil
                 sessionEnded?()
                 statusInput.write(.sessionEnded)

@@ -137,6 +137,12 @@ public final class Makestagram {
         }
     }
 
+    /// Deletes the account (its password is needed) and forgets the session here.
+    public func deleteAccount(password: String) async throws {
+        try await client.deleteAccount(password: password)
+        sessionEnded()
+    }
+
     private func begin(_ answer: AuthResponse) throws {
         live.stop()
         client.token = answer.token

@@ -219,6 +219,17 @@ public final class PostModel: Identifiable {
         }
     }
 
+    /// Stops showing a removed user's comments (their account was suspended or deleted). Not a change to the post:
+    /// the deletions that follow, if any, bring the count.
+    func dropComments(by user: Int64) {
+        server.recentComments.removeAll { $0.author.id == user }
+        let comments = comments.value.filter { $0.author.id != user }
+        Graph.main.batch {
+            if comments != self.comments.value { commentsInput.write(comments) }
+            publish()
+        }
+    }
+
     /// Takes a live change of the count's visibility if it is newer than what is held.
     func mergeLikeCountVisibility(hidden: Bool, likeCount: Int?, version: Int64) {
         guard version > server.version else { return }

@@ -115,6 +115,15 @@ public final class PostStore {
         case .userUpdated(let user):
             for entry in models.values { entry.model?.mergeUser(user) }
             if viewer?.id == user.id { viewer = user }
+        case .userRemoved(let removed):
+            for (id, entry) in models {
+                guard let model = entry.model else { continue }
+                if model.server.author.id == removed.userId {
+                    deleted(id)
+                } else {
+                    model.dropComments(by: removed.userId)
+                }
+            }
         case .postCreated, .hello, .subscribed, .error, .activityChanged:
             break
         }

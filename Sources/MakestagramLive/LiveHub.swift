@@ -168,6 +168,20 @@ public final class LiveHub: Service {
         case .profileChanged(let user):
             // Rare (rate limited) and shown anywhere: every connection hears of it.
             send(.userUpdated(user), to: allConnections())
+        case .userRemoved(let user, let status):
+            let reason = status == .suspended ? "account suspended" : "account deleted"
+            var others: [LiveConnection] = []
+            for connection in allConnections() {
+                if connection.user.id == user {
+                    connection.close(code: LiveCloseCode.accountClosed, reason: reason)
+                } else {
+                    others.append(connection)
+                }
+            }
+            send(.userRemoved(LiveUserRemoved(userId: user)), to: others)
+        case .userRestored:
+            // The user's posts come back on screens as they load again; nothing already shown changes.
+            return
         case .activityChanged(let user, let unreadCount):
             send(.activityChanged(ActivityUnread(unreadCount: unreadCount)), to: connections(of: [user]))
         case .changesMissed:

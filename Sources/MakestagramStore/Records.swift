@@ -19,10 +19,36 @@ public struct NewUser: Sendable {
 public struct Credentials: Sendable {
     public var userID: Int64
     public var passwordHash: String
+    /// Whether the account may log in; an account being deleted has no credentials.
+    public var status: AccountStatus
 
-    public init(userID: Int64, passwordHash: String) {
+    public init(userID: Int64, passwordHash: String, status: AccountStatus = .active) {
         self.userID = userID
         self.passwordHash = passwordHash
+        self.status = status
+    }
+}
+
+/// Whether an account is in use. Only active accounts are seen: a suspended account's profile, posts and comments
+/// are hidden from everyone, as are those of an account being deleted (`users.status` in both stores).
+public enum AccountStatus: String, Sendable, Equatable {
+    case active
+    /// Suspended by a moderator: log-in refused, everything the user made hidden, until the suspension is lifted.
+    case suspended
+    /// Its owner deleted it: hidden at once, its rows removed in batches (``Store/continueAccountDeletion(userID:limit:)``).
+    case deleting
+}
+
+/// What one batch of an account's deletion did.
+public struct AccountDeletionStep: Sendable, Equatable {
+    /// Media files no row references any more, for the caller to remove.
+    public var files: [String]
+    /// Whether the account is gone (its user row deleted); otherwise more batches follow.
+    public var finished: Bool
+
+    public init(files: [String], finished: Bool) {
+        self.files = files
+        self.finished = finished
     }
 }
 

@@ -20,7 +20,8 @@ public protocol Store: Sendable {
 
     /// Creates a user. Throws ``StoreError/usernameTaken`` when the username exists in any letter case.
     func createUser(_ user: NewUser) async throws -> UserProfile
-    /// The stored credentials for a username (any letter case), or nil when there is no such user.
+    /// The stored credentials for a username (any letter case), or nil when there is no such user (or it is being
+    /// deleted).
     func credentials(username: String) async throws -> Credentials?
     /// Records a session whose bearer token hashes to `tokenHash`.
     func createSession(userID: Int64, tokenHash: [UInt8], client: SessionClient) async throws
@@ -148,6 +149,44 @@ public protocol Store: Sendable {
     /// change of a user's unread count, this one or one caused by a like, comment or follow, publishes
     /// ``StoreEvent/activityChanged(user:unreadCount:)``.
     func markActivityRead(userID: Int64, through: Int64?) async throws -> Int
+
+    // MARK: Deleting accounts
+
+    /// Begins deleting the user's account, in one transaction: the account is hidden from everyone at once
+    /// (``AccountStatus/deleting``), its sessions end, and its username is reserved until `reserveUsernameUntil`
+    /// (``createUser(_:)`` refuses it as taken). Publishes ``StoreEvent/userRemoved(user:status:)``. Its rows go in
+    /// later batches (``continueAccountDeletion(userID:limit:)``).
+    func beginAccountDeletion(userID: Int64, reserveUsernameUntil: Date) async throws
+    /// The accounts whose deletion began but did not finish (after a crash, say), oldest first.
+    func accountsBeingDeleted() async throws -> [Int64]
+    /// Deletes up to about `limit` rows of an account being deleted, in one transaction: first its likes, comments,
+    /// reports and follows (each published as an unlike, a deleted comment or an unfollow, so that every count and
+    /// screen follows), then its posts, and last the user. Answers the media files no longer referenced. An
+    /// account not being deleted is left alone (finished, no files).
+    func continueAccountDeletion(userID: Int64, limit: Int) async throws -> AccountDeletionStep
+
+    // MARK: Moderation
+
+    /// Makes the user a moderator or not, written to the moderation log as done by `by` (nil: the server's
+    /// operator). Throws `notFound` for an unknown or deleted username.
+    func setModerator(username: String, moderator: Bool, by: Int64?) async throws
+    /// Whether the user is an active moderator.
+    func isModerator(userID: Int64) async throws -> Bool
+    /// Posts with reports not yet handled, the oldest waiting report first, as `viewer` (a moderator) sees them.
+    /// Posts of suspended users are not there (their reports were handled by the suspension).
+    func reportQueue(viewer: Int64, page: PageRequest) async throws -> PageResult<ReportedPost>
+    /// Marks the post's waiting reports as handled, leaving the post; logged. Throws `notFound` when the post has
+    /// no waiting reports (or does not exist).
+    func dismissReports(postID: Int64, moderator: Int64, reason: String) async throws
+    /// Deletes anyone's post as ``deletePost(id:viewer:)`` does; logged. Answers the media files to remove.
+    func removePost(postID: Int64, moderator: Int64, reason: String) async throws -> [String]
+    /// Suspends a user (their sessions end, everything of theirs is hidden, the reports of their posts are handled)
+    /// or lifts their suspension; logged, and published as ``StoreEvent/userRemoved(user:status:)`` or
+    /// ``StoreEvent/userRestored(user:)``. Throws `notFound` for an unknown or deleted username, `forbidden` for
+    /// suspending oneself or another moderator; a change that changes nothing is not logged.
+    func setSuspended(username: String, suspended: Bool, moderator: Int64, reason: String) async throws
+    /// The moderation log, newest first.
+    func moderationLog(page: PageRequest) async throws -> PageResult<ModerationEntry>
 
     // MARK: Maintenance
 

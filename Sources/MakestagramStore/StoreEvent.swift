@@ -28,6 +28,11 @@ public enum StoreEvent: Sendable, Equatable {
     case followChanged(follower: Int64, followee: Int64, following: Bool)
     /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
     case profileChanged(user: UserSummary)
+    /// A user was suspended, or began to be deleted: their sessions end, their connections close (with
+    /// ``LiveCloseCode/accountClosed``), and everything they made leaves every screen and cache.
+    case userRemoved(user: Int64, status: AccountStatus)
+    /// A suspension was lifted: the user's posts and comments are seen again (on screens once they load again).
+    case userRestored(user: Int64)
     /// A user's unread activity count changed (someone liked, commented or followed, took it back, or the user read
     /// it): their open screens show the new count.
     case activityChanged(user: Int64, unreadCount: Int)
@@ -47,7 +52,9 @@ public enum StoreEvent: Sendable, Equatable {
         case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged: nil
+        case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged, .userRemoved,
+            .userRestored:
+            nil
         }
     }
 }

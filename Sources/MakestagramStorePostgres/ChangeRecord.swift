@@ -10,7 +10,7 @@ import MakestagramStore
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged, activityChanged, likeCountHidden, imageChanged
+            profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored
     }
 
     var kind: Kind
@@ -115,6 +115,13 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             self.init(kind: .activityChanged)
             target = user
             count = unreadCount
+        case .userRemoved(let user, let status):
+            self.init(kind: .userRemoved)
+            target = user
+            caption = status.rawValue
+        case .userRestored(let user):
+            self.init(kind: .userRestored)
+            target = user
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -180,6 +187,12 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         case .activityChanged:
             guard let target, let count else { return nil }
             return .activityChanged(user: target, unreadCount: count)
+        case .userRemoved:
+            guard let target, let status = caption.flatMap(AccountStatus.init(rawValue:)) else { return nil }
+            return .userRemoved(user: target, status: status)
+        case .userRestored:
+            guard let target else { return nil }
+            return .userRestored(user: target)
         }
     }
 

@@ -79,7 +79,7 @@ enum PostRows {
             SELECT \(unescaped: commentColumns) FROM unnest(\(ids)::bigint[]) AS j(post_id)
             CROSS JOIN LATERAL (
               SELECT * FROM comments WHERE post_id = j.post_id ORDER BY id DESC LIMIT \(Post.recentCommentsLimit)) c
-            JOIN users u ON u.id = c.author_id
+            JOIN users u ON u.id = c.author_id AND u.status = 'active'
             ORDER BY c.id
             """, logger: logger)
         var byPost: [Int64: [Comment]] = [:]
@@ -101,7 +101,9 @@ enum PostRows {
         guard !ids.isEmpty else { return [] }
         var sql = SQL()
         columns(&sql, viewer: viewer)
-        sql.append(" FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = ANY(\(sql.bind(ids)))")
+        sql.append(
+            " FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active' WHERE p.id = ANY(\(sql.bind(ids)))"
+        )
         var posts: [Post] = []
         for try await row in try await connection.query(sql.query, logger: logger) { posts.append(try post(row)) }
         return try await withRecentComments(connection, posts, logger: logger)

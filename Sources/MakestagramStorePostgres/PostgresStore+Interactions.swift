@@ -69,6 +69,7 @@ extension PostgresStore {
             guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT u.id, u.username, u.display_name, u.avatar_file, l.id FROM likes l JOIN users u ON u.id = l.user_id"
+                    + " AND u.status = 'active'"
             )
             sql.append(" WHERE l.post_id = \(sql.bind(postID))")
             return try await PostRows.page(
@@ -112,7 +113,9 @@ extension PostgresStore {
     public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
         try await read { [logger] connection in
             guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
-            var sql = SQL("SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id")
+            var sql = SQL(
+                "SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id"
+                    + " AND u.status = 'active'")
             sql.append(" WHERE c.post_id = \(sql.bind(postID))")
             return try await PostRows.page(
                 connection, sql, key: "c.id", descending: false, page: page, logger: logger, decode: PostRows.comment)
@@ -130,14 +133,23 @@ extension PostgresStore {
             guard let row = rows.first else { throw StoreError.notFound("comment") }
             let (author, postID, postAuthor) = try row.decode((Int64, Int64, Int64).self)
             guard author == viewer || postAuthor == viewer else { throw StoreError.forbidden }
-            let deleted = try await connection.query(
-                "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger
-            ).collect()
-            guard !deleted.isEmpty else { throw StoreError.notFound("comment") }
-            let state = try await Self.commentState(connection, postID: postID, logger: logger)
-            changes.publish(
-                .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version))
+            guard try await Self.removeComment(connection, id: id, postID: postID, changes: changes, logger: logger)
+            else { throw StoreError.notFound("comment") }
         }
+    }
+
+    /// Deletes a comment inside the current transaction and publishes it; false when it was gone already.
+    static func removeComment(
+        _ connection: PostgresConnection, id: Int64, postID: Int64, changes: Changes, logger: Logger
+    ) async throws -> Bool {
+        let deleted = try await connection.query(
+            "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger
+        ).collect()
+        guard !deleted.isEmpty else { return false }
+        let state = try await commentState(connection, postID: postID, logger: logger)
+        changes.publish(
+            .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version))
+        return true
     }
 
     public func report(postID: Int64, reporter: Int64, reason: String) async throws {

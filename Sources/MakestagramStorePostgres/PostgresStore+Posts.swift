@@ -145,11 +145,22 @@ extension PostgresStore {
             guard let row = rows.first else { throw StoreError.notFound("post") }
             let (author, full, thumb, variants, version) = try row.decode((Int64, String, String, String?, Int64).self)
             guard author == viewer else { throw StoreError.forbidden }
-            let audience = try await Self.audience(connection, postID: id, logger: logger)
-            try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
-            changes.publish(.postDeleted(postID: id, version: version + 1, audience: audience), author: author)
-            return [full, thumb] + StoredVariant.variants(column: variants).map(\.fileName)
+            return try await Self.removePost(
+                connection, id: id, author: author, version: version, files: [full, thumb], variants: variants,
+                changes: changes, logger: logger)
         }
+    }
+
+    /// Deletes a post (locked by the caller) inside the current transaction and publishes it; answers the media
+    /// files it referenced.
+    static func removePost(
+        _ connection: PostgresConnection, id: Int64, author: Int64, version: Int64, files: [String],
+        variants: String?, changes: Changes, logger: Logger
+    ) async throws -> [String] {
+        let audience = try await audience(connection, postID: id, logger: logger)
+        try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
+        changes.publish(.postDeleted(postID: id, version: version + 1, audience: audience), author: author)
+        return files + StoredVariant.variants(column: variants).map(\.fileName)
     }
 
     /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only
@@ -193,7 +204,11 @@ extension PostgresStore {
         async throws -> PageResult<ListedPost>
     {
         try await PostRows.list(
-            connection, from: "feed f JOIN posts p ON p.id = f.post_id", filter: { "f.user_id = \($0.bind(viewer))" },
+            connection, from: "feed f JOIN posts p ON p.id = f.post_id",
+            filter: {
+                "f.user_id = \($0.bind(viewer))"
+                    + " AND p.author_id NOT IN (SELECT id FROM users WHERE status <> 'active')"
+            },
             key: "f.post_id", viewer: viewer, page: page, logger: logger)
     }
 

@@ -12,7 +12,7 @@ extension PostgresStore {
         var sql = SQL(
             """
             SELECT u.id, u.username, u.display_name, u.avatar_file, u.post_count, u.follower_count, u.following_count,
-              u.created_at, u.avatar_large_file, u.bio, u.hide_like_counts
+              u.created_at, u.avatar_large_file, u.bio, u.hide_like_counts, u.is_moderator
             """)
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
         if let id {
@@ -20,25 +20,28 @@ extension PostgresStore {
         } else {
             sql.append(" FROM users u WHERE u.username = \(sql.bind(folded(username ?? "")))")
         }
+        sql.append(" AND u.status = 'active'")
         if lock { sql.append(" FOR NO KEY UPDATE") }
         let rows = try await connection.query(sql.query, logger: logger).collect()
         return try rows.first.map { row in
             let (
-                id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, follows
+                id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, moderator,
+                follows
             ) =
                 try row.decode(
-                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool).self)
+                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool).self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
                 avatarLargeURL: large.map(MediaPath.url(for:)), bio: bio, postCount: posts, followerCount: followers,
                 followingCount: following, viewerFollows: follows,
-                createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil)
+                createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil,
+                isModerator: viewer == id ? moderator : nil)
         }
     }
 
     static func userID(_ connection: PostgresConnection, username: String, logger: Logger) async throws -> Int64? {
         let rows = try await connection.query(
-            "SELECT id FROM users WHERE username = \(folded(username))", logger: logger
+            "SELECT id FROM users WHERE username = \(folded(username)) AND status = 'active'", logger: logger
         ).collect()
         return try rows.first?.decode(Int64.self)
     }
@@ -124,6 +127,7 @@ extension PostgresStore {
                       SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                       WHERE f.follower_id = \(viewer) AND fu.username LIKE \(escaped + "%"))
                     SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
+                    WHERE u.status = 'active'
                     ORDER BY u.username <> \(folded),
                       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(viewer) AND f.followee_id = u.id) DESC,
                       length(u.username), u.username
@@ -141,6 +145,7 @@ extension PostgresStore {
                       SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                       WHERE f.follower_id = \(viewer) AND fu.search_key LIKE \(contains))
                     SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
+                    WHERE u.status = 'active'
                     ORDER BY CASE
                         WHEN u.username = \(folded) OR u.search_key = u.username || \("\n" + folded) THEN 0
                         WHEN u.search_key LIKE \(escaped + "%") OR u.search_key LIKE \("%\n" + escaped + "%")
@@ -167,7 +172,7 @@ extension PostgresStore {
                 FROM follows f JOIN users u ON u.id = f.followee_id
                 WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = \(viewer))
                     OR f.follower_id = \(related))
-                  AND f.followee_id NOT IN (\(viewer), \(related))
+                  AND f.followee_id NOT IN (\(viewer), \(related)) AND u.status = 'active'
                   AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
                 GROUP BY u.id
                 ORDER BY bool_or(f.follower_id = \(related)) DESC, count(*) DESC, u.follower_count DESC, u.id
@@ -179,7 +184,7 @@ extension PostgresStore {
             let popularRows = try await connection.query(
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file FROM users u
-                WHERE u.id NOT IN (\(viewer), \(related))
+                WHERE u.id NOT IN (\(viewer), \(related)) AND u.status = 'active'
                   AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
                 ORDER BY u.follower_count DESC, u.id LIMIT \(limit + ranked.count)
                 """, logger: logger)
@@ -275,7 +280,7 @@ extension PostgresStore {
             var sql = SQL(
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file, f.id
-                FROM follows f JOIN users u ON u.id = f.\(show)
+                FROM follows f JOIN users u ON u.id = f.\(show) AND u.status = 'active'
                 """)
             sql.append(" WHERE f.\(match) = \(sql.bind(id))")
             return try await PostRows.page(

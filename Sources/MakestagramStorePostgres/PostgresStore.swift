@@ -217,6 +217,13 @@ public final class PostgresStore: Store, Service {
     public func createUser(_ user: NewUser) async throws -> UserProfile {
         do {
             return try await write { [logger] connection, _ in
+                let reserved = try await connection.query(
+                    """
+                    SELECT 1 FROM reserved_usernames WHERE username = \(Self.folded(user.username))
+                      AND until > \(Self.now)
+                    """, logger: logger
+                ).collect()
+                if !reserved.isEmpty { throw StoreError.usernameTaken }
                 let rows = try await connection.query(
                     """
                     INSERT INTO users (username, display_name, password_hash, created_at, search_key)
@@ -239,11 +246,15 @@ public final class PostgresStore: Store, Service {
     public func credentials(username: String) async throws -> Credentials? {
         try await read { [logger] connection in
             let rows = try await connection.query(
-                "SELECT id, password_hash FROM users WHERE username = \(Self.folded(username))", logger: logger
+                """
+                SELECT id, password_hash, status FROM users
+                WHERE username = \(Self.folded(username)) AND status <> 'deleting'
+                """, logger: logger
             ).collect()
             return try rows.first.map { row in
-                let (id, hash) = try row.decode((Int64, String).self)
-                return Credentials(userID: id, passwordHash: hash)
+                let (id, hash, status) = try row.decode((Int64, String, String).self)
+                return Credentials(
+                    userID: id, passwordHash: hash, status: AccountStatus(rawValue: status) ?? .suspended)
             }
         }
     }
@@ -328,7 +339,8 @@ public final class PostgresStore: Store, Service {
             let rows = try await connection.query(
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file
-                FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = \(Data(tokenHash))
+                FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+                WHERE s.token_hash = \(Data(tokenHash))
                 """, logger: logger
             ).collect()
             return try rows.first.map(PostRows.summary)
@@ -394,6 +406,12 @@ final class Changes: @unchecked Sendable {
     func publish(_ event: StoreEvent, author: Int64? = nil) {
         events.append(event)
         records.append(ChangeRecord(event, author: author))
+    }
+
+    /// Applies `event` to this instance's caches once the transaction commits; the database itself wrote its
+    /// change row (``PostgresStore/setLike(postID:viewer:liked:)``'s `set_likes`).
+    func recordedByDatabase(_ event: StoreEvent) {
+        events.append(event)
     }
 }
 

@@ -59,6 +59,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v9 people search", migrate: Schema.v9)
         migrator.registerMigration("v10 responsive variants", migrate: Schema.v10)
         migrator.registerMigration("v11 session details", migrate: Schema.v11)
+        migrator.registerMigration("v12 account status and moderation", migrate: Schema.v12)
         return migrator
     }
 }

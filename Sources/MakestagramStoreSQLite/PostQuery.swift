@@ -53,7 +53,7 @@ enum PostQuery {
                     SELECT \(SQLiteStore.commentColumns) FROM json_each(:ids) j
                     JOIN comments c ON c.id IN (
                       SELECT id FROM comments WHERE post_id = j.value ORDER BY id DESC LIMIT :limit)
-                    JOIN users u ON u.id = c.author_id
+                    JOIN users u ON u.id = c.author_id AND u.status = 'active'
                     ORDER BY c.id
                     """),
             arguments: ["ids": ids, "limit": Post.recentCommentsLimit])
@@ -84,7 +84,7 @@ enum PostQuery {
         let posts = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
-                    SELECT \(columns) FROM posts p JOIN users u ON u.id = p.author_id
+                    SELECT \(columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
                     WHERE p.id IN (SELECT value FROM json_each(:ids))
                     """),
             arguments: ["ids": list, "viewer": viewer]

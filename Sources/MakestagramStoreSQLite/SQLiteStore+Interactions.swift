@@ -10,38 +10,42 @@ extension SQLiteStore {
     }
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
-        try await write { db in
-            // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
-            let exists = try db.cachedStatement(sql: "SELECT 1 FROM posts WHERE id = ?")
-            guard (try Int.fetchOne(exists, arguments: [postID])) != nil else { throw StoreError.notFound("post") }
-            if liked {
-                try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)"
-                )
-                .execute(arguments: [postID, viewer, Self.now])
-            } else {
-                try db.cachedStatement(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?")
-                    .execute(arguments: [postID, viewer])
-            }
-            let changed = db.changesCount > 0
-            let row = try Row.fetchOne(
-                db.cachedStatement(
-                    sql: """
-                        SELECT p.like_count, p.likers_preview, p.version, p.author_id AS post_author,
-                          p.hide_like_count, u.id AS author_id, u.username, u.display_name, u.avatar_file
-                        FROM posts p, users u WHERE p.id = ? AND u.id = ?
-                        """),
-                arguments: [postID, viewer])
-            guard let row else { throw StoreError.notFound("post") }
-            let likers: String = row["likers_preview"]
-            let change = LikeChange(
-                postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
-                likers: likerNames(likers), version: row["version"], authorID: row["post_author"],
-                countHidden: row["hide_like_count"])
-            // A like that changed nothing (already liked, or not liked) is not an event.
-            if changed { publishOnCommit(db, .likeChanged(change)) }
-            return change.state(for: viewer)
+        try await write { db in try changeLike(db, postID: postID, viewer: viewer, liked: liked).state(for: viewer) }
+    }
+
+    /// Likes or unlikes a post inside the current transaction, publishing the change if there was one, and answers
+    /// the post's like state after it.
+    func changeLike(_ db: Database, postID: Int64, viewer: Int64, liked: Bool) throws -> LikeChange {
+        // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM posts WHERE id = ?")
+        guard (try Int.fetchOne(exists, arguments: [postID])) != nil else { throw StoreError.notFound("post") }
+        if liked {
+            try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)"
+            )
+            .execute(arguments: [postID, viewer, Self.now])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM likes WHERE post_id = ? AND user_id = ?")
+                .execute(arguments: [postID, viewer])
         }
+        let changed = db.changesCount > 0
+        let row = try Row.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT p.like_count, p.likers_preview, p.version, p.author_id AS post_author,
+                      p.hide_like_count, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM posts p, users u WHERE p.id = ? AND u.id = ?
+                    """),
+            arguments: [postID, viewer])
+        guard let row else { throw StoreError.notFound("post") }
+        let likers: String = row["likers_preview"]
+        let change = LikeChange(
+            postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
+            likers: likerNames(likers), version: row["version"], authorID: row["post_author"],
+            countHidden: row["hide_like_count"])
+        // A like that changed nothing (already liked, or not liked) is not an event.
+        if changed { publishOnCommit(db, .likeChanged(change)) }
+        return change
     }
 
     /// A post's comment count and version, as they are inside the current transaction.
@@ -60,7 +64,7 @@ extension SQLiteStore {
                 sql: { condition in
                     """
                     SELECT l.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
-                    FROM likes l JOIN users u ON u.id = l.user_id
+                    FROM likes l JOIN users u ON u.id = l.user_id AND u.status = 'active'
                     WHERE l.post_id = :post AND \(condition) ORDER BY l.id DESC LIMIT :limit
                     """
                 }, arguments: ["post": postID], key: "l.id", descending: true, page: page, decode: PostQuery.author)
@@ -107,7 +111,7 @@ extension SQLiteStore {
                 db,
                 sql: { condition in
                     """
-                    SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id
+                    SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id AND u.status = 'active'
                     WHERE c.post_id = :post AND \(condition) ORDER BY c.id ASC LIMIT :limit
                     """
                 }, arguments: ["post": postID], key: "c.id", descending: false, page: page, decode: Self.comment)
@@ -125,16 +129,19 @@ extension SQLiteStore {
                         """, arguments: [id])
             else { throw StoreError.notFound("comment") }
             guard row["author_id"] == viewer || row["post_author"] == viewer else { throw StoreError.forbidden }
-            try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
-            let postID: Int64 = row["post_id"]
-            try publishOnCommit(
-                db,
-                {
-                    let state = try Self.commentState(db, postID: postID)
-                    return .commentDeleted(
-                        commentID: id, postID: postID, commentCount: state.count, version: state.version)
-                }())
+            try removeComment(db, id: id, postID: row["post_id"])
         }
+    }
+
+    /// Deletes a comment inside the current transaction and publishes it.
+    func removeComment(_ db: Database, id: Int64, postID: Int64) throws {
+        try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+        try publishOnCommit(
+            db,
+            {
+                let state = try Self.commentState(db, postID: postID)
+                return .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version)
+            }())
     }
 
     public func report(postID: Int64, reporter: Int64, reason: String) async throws {

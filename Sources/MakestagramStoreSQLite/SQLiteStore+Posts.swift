@@ -7,7 +7,10 @@ extension SQLiteStore {
     static func post(_ db: Database, id: Int64, viewer: Int64) throws -> Post? {
         let post = try Row.fetchOne(
             db.cachedStatement(
-                sql: "SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = :id"),
+                sql: """
+                    SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
+                    WHERE p.id = :id
+                    """),
             arguments: ["id": id, "viewer": viewer]
         ).map(PostQuery.post)
         return try post.flatMap { try PostQuery.withRecentComments(db, [$0]).first }
@@ -134,13 +137,18 @@ extension SQLiteStore {
                     arguments: [id])
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
-            let version: Int64 = row["version"]
-            let audience = try Self.audience(db, postID: id)
-            publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
-            try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
-            return [row["full_file"], row["thumb_file"]]
-                + StoredVariant.variants(column: row["variants"]).map(\.fileName)
+            return try removePost(db, id: id, row: row)
         }
+    }
+
+    /// Deletes a post inside the current transaction and publishes it; `row` holds its `full_file`, `thumb_file`,
+    /// `variants` and `version`. Answers the media files it referenced.
+    func removePost(_ db: Database, id: Int64, row: Row) throws -> [String] {
+        let version: Int64 = row["version"]
+        let audience = try Self.audience(db, postID: id)
+        publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
+        try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
+        return [row["full_file"], row["thumb_file"]] + StoredVariant.variants(column: row["variants"]).map(\.fileName)
     }
 
     /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only
@@ -175,7 +183,9 @@ extension SQLiteStore {
 
     static func timelineList(_ db: Database, viewer: Int64, page: PageRequest) throws -> PageResult<ListedPost> {
         try PostQuery.list(
-            db, from: "feed f JOIN posts p ON p.id = f.post_id", filter: "f.user_id = :viewer", key: "f.post_id",
+            db, from: "feed f JOIN posts p ON p.id = f.post_id",
+            filter: "f.user_id = :viewer AND p.author_id NOT IN (SELECT id FROM users WHERE status <> 'active')",
+            key: "f.post_id",
             arguments: [:], viewer: viewer, page: page)
     }
 

@@ -12,7 +12,7 @@ extension SQLiteStore {
             db.cachedStatement(
                 sql: """
                     SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
-                    FROM users u WHERE \(column) = :value
+                    FROM users u WHERE \(column) = :value AND u.status = 'active'
                     """),
             arguments: ["viewer": viewer, "value": value]
         ).map { row in
@@ -24,12 +24,15 @@ extension SQLiteStore {
                 bio: row["bio"], postCount: row["post_count"],
                 followerCount: row["follower_count"], followingCount: row["following_count"],
                 viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
-                hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil)
+                hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil,
+                isModerator: viewer == row["id"] ? row["is_moderator"] as Bool : nil)
         }
     }
 
     static func userID(_ db: Database, username: String) throws -> Int64? {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM users WHERE username = ?"), arguments: [username])
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM users WHERE username = ? AND status = 'active'"),
+            arguments: [username])
     }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
@@ -110,7 +113,7 @@ extension SQLiteStore {
                           SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                           WHERE f.follower_id = :viewer AND fu.username LIKE :prefix ESCAPE '\\')
                         SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
-                        FROM candidates c JOIN users u ON u.id = c.id
+                        FROM candidates c JOIN users u ON u.id = c.id WHERE u.status = 'active'
                         ORDER BY u.username <> :query, \(followed) DESC, length(u.username), u.username LIMIT :limit
                         """,
                     arguments: [
@@ -141,7 +144,7 @@ extension SQLiteStore {
                       SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                       WHERE f.follower_id = :viewer AND fu.search_key GLOB :contains)
                     SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
-                    FROM candidates c JOIN users u ON u.id = c.id
+                    FROM candidates c JOIN users u ON u.id = c.id WHERE u.status = 'active'
                     ORDER BY CASE
                         WHEN u.username = :query OR u.search_key = u.username || char(10) || :query THEN 0
                         WHEN u.search_key GLOB :starts OR u.search_key GLOB :nameStarts
@@ -178,7 +181,7 @@ extension SQLiteStore {
                     FROM follows f JOIN users u ON u.id = f.followee_id
                     WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = :viewer)
                         OR f.follower_id = :related)
-                      AND f.followee_id NOT IN (:viewer, :related)
+                      AND f.followee_id NOT IN (:viewer, :related) AND u.status = 'active'
                       AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
                     GROUP BY u.id
                     ORDER BY related_follows DESC, mutual DESC, u.follower_count DESC, u.id LIMIT :limit
@@ -190,7 +193,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file FROM users u
-                    WHERE u.id NOT IN (:viewer, :related)
+                    WHERE u.id NOT IN (:viewer, :related) AND u.status = 'active'
                       AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
                     ORDER BY u.follower_count DESC, u.id LIMIT :limit
                     """,
@@ -264,7 +267,7 @@ extension SQLiteStore {
                 sql: { condition in
                     """
                     SELECT f.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
-                    FROM follows f JOIN users u ON u.id = f.\(show)
+                    FROM follows f JOIN users u ON u.id = f.\(show) AND u.status = 'active'
                     WHERE f.\(match) = :id AND \(condition) ORDER BY f.id DESC LIMIT :limit
                     """
                 }, arguments: ["id": id], key: "f.id", descending: true, page: page, decode: PostQuery.author)

@@ -62,6 +62,10 @@ public struct SQLiteStore: Store {
 
     public func createUser(_ user: NewUser) async throws -> UserProfile {
         try await write { db in
+            let reserved = try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM reserved_usernames WHERE username = ? AND until > ?)",
+                arguments: [user.username, Self.now])
+            if reserved == true { throw StoreError.usernameTaken }
             do {
                 try db.execute(
                     sql: """
@@ -85,8 +89,14 @@ public struct SQLiteStore: Store {
 
     public func credentials(username: String) async throws -> Credentials? {
         try await read { db in
-            try Row.fetchOne(db, sql: "SELECT id, password_hash FROM users WHERE username = ?", arguments: [username])
-                .map { Credentials(userID: $0["id"], passwordHash: $0["password_hash"]) }
+            try Row.fetchOne(
+                db, sql: "SELECT id, password_hash, status FROM users WHERE username = ? AND status <> 'deleting'",
+                arguments: [username]
+            ).map { row in
+                Credentials(
+                    userID: row["id"], passwordHash: row["password_hash"],
+                    status: AccountStatus(rawValue: row["status"]) ?? .suspended)
+            }
         }
     }
 
@@ -160,7 +170,8 @@ public struct SQLiteStore: Store {
                 db.cachedStatement(
                     sql: """
                         SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
-                        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = ?
+                        FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
+                        WHERE s.token_hash = ?
                         """),
                 arguments: [Data(tokenHash)]
             ).map(PostQuery.author)

@@ -14,12 +14,12 @@ struct MakestagramCommand: AsyncParsableCommand {
         abstract: "Makestagram: a self-hostable photo-sharing service.",
         discussion: "Client commands talk to --server or $MAKESTAGRAM_SERVER (default http://127.0.0.1:8080).",
         groupedSubcommands: [
-            CommandGroup(name: "Server", subcommands: [Serve.self]),
+            CommandGroup(name: "Server", subcommands: [Serve.self, Admin.self]),
             CommandGroup(
                 name: "Account",
                 subcommands: [
                     Signup.self, Login.self, Logout.self, Whoami.self, Profile.self, Password.self, Sessions.self,
-                    Export.self,
+                    Export.self, DeleteAccount.self,
                 ]),
             CommandGroup(
                 name: "Photos",
@@ -28,6 +28,7 @@ struct MakestagramCommand: AsyncParsableCommand {
                     Watch.self,
                 ]),
             CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self, ActivityCommand.self]),
+            CommandGroup(name: "Moderation", subcommands: [Moderate.self]),
         ])
 }
 

@@ -72,6 +72,7 @@ struct Watch: AsyncParsableCommand {
                     : "✎ post \(event.postId) shows its like count again"
             case .postDeleted(let event): "✖ post \(event.postId) deleted"
             case .userUpdated(let user): "👤 \(user.username) is now \"\(user.displayName)\""
+            case .userRemoved(let removed): "✖ user \(removed.userId)'s account was closed; their posts are gone"
             case .activityChanged(let unread):
                 "🔔 \(count(unread.unreadCount, "unread action")) in your activity (makestagram activity)"
             case .error(let error): "! \(error.detail)"

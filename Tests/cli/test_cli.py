@@ -231,3 +231,44 @@ def test_password_change_sessions_and_export_from_the_command_line(terminal, ser
         assert [post["caption"] for post in posts] == ["Take me with you"]
         assert opened.read(posts[0]["photo"])[:2] == b"\xff\xd8"
     assert one.run("export", str(archive), ok=False).returncode != 0, "an existing file is not replaced"
+
+
+def test_moderating_and_deleting_an_account_from_the_command_line(terminal, server, server_data):
+    mod, troll, reporter, leaver = terminal("mod"), terminal("troll"), terminal("reporter"), terminal("leaver")
+    mod_name, troll_name, reporter_name, leaver_name = name("mod"), name("troll"), name("rep"), name("leave")
+    for who, user in [(mod, mod_name), (troll, troll_name), (reporter, reporter_name), (leaver, leaver_name)]:
+        who.run("signup", user, "--password-stdin", stdin="correct horse\n")
+    post = json.loads(troll.run("post", str(PHOTOS / "chelsea.jpg"), "--caption", "bad", "--json").stdout)
+    token = requests.post(f"{server}/api/v1/sessions", json={"username": reporter_name, "password": "correct horse"},
+                          timeout=30).json()["token"]
+    requests.post(f"{server}/api/v1/posts/{post['id']}/reports", json={"reason": "it is spam"},
+                  headers={"Authorization": f"Bearer {token}"}, timeout=30).raise_for_status()
+
+    refused = mod.run("moderate", "reports", ok=False)
+    assert refused.returncode != 0 and "moderators" in refused.stderr.lower()
+    unknown = mod.run("admin", "grant", "nobody_here", "--data", server_data, ok=False)
+    assert unknown.returncode != 0 and "no user named nobody_here" in unknown.stderr.lower()
+    assert "is a moderator" in mod.run("admin", "grant", mod_name, "--data", server_data).stdout
+
+    queue = mod.run("moderate", "reports").stdout
+    assert f"post {post['id']} by {troll_name}" in queue and f"{reporter_name}: it is spam" in queue
+    assert "Removed post" in mod.run("moderate", "remove", str(post["id"]), "--reason", "spam").stdout
+    assert "No reports wait" in mod.run("moderate", "reports").stdout
+    assert f"Suspended {troll_name}" in mod.run("moderate", "suspend", troll_name).stdout
+    assert troll.run("whoami", ok=False).returncode != 0, "the suspended user is logged out"
+    login = troll.run("login", troll_name, "--password-stdin", stdin="correct horse\n", ok=False)
+    assert login.returncode != 0 and "suspended" in login.stderr.lower()
+    mod.run("moderate", "unsuspend", troll_name)
+    troll.run("login", troll_name, "--password-stdin", stdin="correct horse\n")
+    log = json.loads(mod.run("moderate", "log", "--json").stdout)
+    assert [entry["action"] for entry in log[:4]] == ["lift_suspension", "suspend", "remove_post", "grant_moderator"]
+
+    careful = leaver.run("delete-account", "--password-stdin", stdin="correct horse\n", ok=False)
+    assert careful.returncode != 0 and "--yes" in careful.stderr
+    wrong = leaver.run("delete-account", "--yes", "--password-stdin", stdin="not my password\n", ok=False)
+    assert wrong.returncode != 0
+    assert f"Deleted {leaver_name}" in leaver.run("delete-account", "--yes", "--password-stdin",
+                                                  stdin="correct horse\n").stdout
+    assert leaver.run("whoami", ok=False).returncode != 0
+    taken = terminal("impostor").run("signup", leaver_name, "--password-stdin", stdin="correct horse\n", ok=False)
+    assert taken.returncode != 0 and "taken" in taken.stderr.lower()

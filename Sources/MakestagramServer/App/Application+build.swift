@@ -1,7 +1,8 @@
-// MakestagramServer: the HTTP server — configuration and start-up (App), connection guards (Connections), rate
-// limits and input checks (Protection), errors and middleware (HTTP), the API's routes (Routes), posts' JSON and
-// its cache (Rendering), photo uploads and files (Media), logs and metrics (Observability) and demo data (Demo) —
-// over a Store, the live engine and the web client.
+// MakestagramServer: the HTTP server — configuration, start-up and the operator's commands (App), connection guards
+// (Connections), rate limits and input checks (Protection), errors and middleware (HTTP), the API's routes (Routes),
+// posts' JSON and its cache (Rendering), photo uploads and files (Media), deleting accounts in the background
+// (Accounts), logs and metrics (Observability) and demo data (Demo) — over a Store, the live engine and the web
+// client.
 
 import Foundation
 import Hummingbird
@@ -105,7 +106,9 @@ func buildApplication<S: Store>(
     let events = EventsController(
         store: store, hub: hub, tickets: EventTickets(store: store), limits: limits, options: live)
     let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
-    let router = buildRouter(store: store, worker: worker, events: events, web: web, configuration: configuration)
+    let deletion = AccountDeletion(store: store, media: media, logger: logger)
+    let router = buildRouter(
+        store: store, worker: worker, events: events, web: web, deletion: deletion, configuration: configuration)
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(limit: connectionLimits.effectiveMaxConnections)
     logger.info("connection limit", metadata: ["max": "\(counter.limit)"])
@@ -121,13 +124,15 @@ func buildApplication<S: Store>(
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
-        services: [hub, limits.hashing, VariantBackfill(store: store, worker: worker, logger: logger)] + services,
+        services: [hub, limits.hashing, VariantBackfill(store: store, worker: worker, logger: logger), deletion]
+            + services,
         logger: logger)
 }
 
 /// All routes and middleware over one store.
 func buildRouter<S: Store>(
-    store: S, worker: PhotoWorker, events: EventsController<S>, web: WebController, configuration: ServerConfiguration
+    store: S, worker: PhotoWorker, events: EventsController<S>, web: WebController,
+    deletion: any AccountDeletionTrigger, configuration: ServerConfiguration
 ) -> Router<AppRequestContext> {
     let methods = MethodTable()
     let base = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -138,7 +143,8 @@ func buildRouter<S: Store>(
     router.addRoutes(MediaController(media: worker.media).routes)
     router.addRoutes(web.routes)
     let limits = events.limits
-    let accounts = AccountsController(store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost))
+    let accounts = AccountsController(
+        store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost), deletion: deletion)
     router.group("api/v1").addRoutes(accounts.publicRoutes)
     router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store, limits: limits))
@@ -156,6 +162,7 @@ func buildRouter<S: Store>(
         ).routes)
     api.addRoutes(InteractionsController(store: store, limits: limits).routes)
     api.addRoutes(ActivityController(store: store).routes)
+    api.addRoutes(ModerationController(store: store, media: worker.media).routes)
     let exports = configuration.dataDirectory.appendingPathComponent("exports")
     ExportController<S>.sweep(exports)
     api.addRoutes(

@@ -20,6 +20,8 @@ enum APIError: Error, Sendable {
     case unauthorized
     /// Username or password is wrong (the same answer for an unknown user, so usernames cannot be probed).
     case invalidCredentials
+    /// The password was right but the moderators suspended the account.
+    case accountSuspended
     /// Too many failed log-ins from this address (for this account, or for any); retry after the given seconds.
     case tooManyAttempts(retryAfter: Int)
     /// The client has used its share of an action (named in plural words); retry after the given seconds.
@@ -95,6 +97,10 @@ enum APIError: Error, Sendable {
             Problem(
                 status: 409, code: .usernameTaken, title: "Username taken",
                 detail: "That username is taken; choose another.")
+        case .accountSuspended:
+            Problem(
+                status: 403, code: .accountSuspended, title: "Account suspended",
+                detail: "This account is suspended by the moderators: it cannot log in.")
         case .notFound(let what):
             Problem(status: 404, code: .notFound, title: "Not found", detail: "There is no such \(what).")
         case .forbidden(let detail):

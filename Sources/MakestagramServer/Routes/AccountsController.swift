@@ -12,6 +12,8 @@ struct AccountsController<S: Store>: Sendable {
     let limits: ClientLimits
     /// bcrypt work factor; 10 or more.
     let bcryptCost: UInt8
+    /// Finishes deleting accounts in the background.
+    let deletion: any AccountDeletionTrigger
 
     /// Routes that need no token.
     var publicRoutes: RouteCollection<AppRequestContext> {
@@ -29,6 +31,7 @@ struct AccountsController<S: Store>: Sendable {
         routes.get("me/sessions", use: sessions)
         routes.delete("me/sessions/:session", use: endSession)
         routes.post("me/password", use: changePassword)
+        routes.post("me/delete", use: deleteAccount)
         return routes
     }
 
@@ -65,9 +68,15 @@ struct AccountsController<S: Store>: Sendable {
         let stored = credentials?.passwordHash
         let password = input.password
         let valid = try await limits.hash { Bcrypt.verify(password, hash: stored ?? Self.decoyHash) }
-        guard valid, let credentials,
-            let user = try await store.profile(id: credentials.userID, viewer: credentials.userID)
-        else { throw APIError.invalidCredentials }
+        guard valid, let credentials else { throw APIError.invalidCredentials }
+        // Only once the password is right: nobody learns from a guess that an account is suspended.
+        if credentials.status == .suspended {
+            succeeded = true
+            throw APIError.accountSuspended
+        }
+        guard let user = try await store.profile(id: credentials.userID, viewer: credentials.userID) else {
+            throw APIError.invalidCredentials
+        }
         succeeded = true
         return AuthResponse(user: user, token: try await startSession(user.id, request, context))
     }
@@ -121,6 +130,35 @@ struct AccountsController<S: Store>: Sendable {
         guard input.newPassword != input.currentPassword else {
             throw APIError.invalidField(field: "newPassword", reason: "is the password you have: choose another")
         }
+        try await verifyPassword(input.currentPassword, of: user, field: "currentPassword", request, context)
+        let cost = bcryptCost
+        let newPassword = input.newPassword
+        let hash = try await limits.hash { Bcrypt.hash(newPassword, cost: cost) }
+        let ended = try await store.changePassword(userID: user.id, passwordHash: hash, keeping: current)
+        context.logger.notice("password changed", metadata: ["user": "\(user.id)", "ended sessions": "\(ended)"])
+        return PasswordChanged(endedSessions: ended)
+    }
+
+    /// Deletes the account, given its password: at once it is hidden from everyone and logged out everywhere, and
+    /// its username reserved (``Limits/deletedUsernameReservedDays``); its rows and files go in the background
+    /// (``AccountDeletion``). Answers 202.
+    @Sendable func deleteAccount(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(DeleteAccountRequest.self)
+        try TextInput.passwordShape(input.password)
+        try await verifyPassword(input.password, of: user, field: "password", request, context)
+        let reserved = Date().addingTimeInterval(Double(Limits.deletedUsernameReservedDays) * 86_400)
+        try await store.beginAccountDeletion(userID: user.id, reserveUsernameUntil: reserved)
+        deletion.wake()
+        context.logger.notice("account deletion begun", metadata: ["user": "\(user.id)"])
+        return .accepted
+    }
+
+    /// Checks the logged-in user's password for an action that needs it. A wrong one counts as a failed log-in
+    /// (the same throttle), so this is no way around it, and is answered as a 422 on `field`.
+    private func verifyPassword(
+        _ password: String, of user: UserSummary, field: String, _ request: Request, _ context: AppRequestContext
+    ) async throws {
         let address = limits.address(of: request, context)
         if let wait = limits.logins.begin(username: user.username, address: address) {
             throw APIError.tooManyAttempts(retryAfter: wait.retryAfterSeconds)
@@ -128,17 +166,10 @@ struct AccountsController<S: Store>: Sendable {
         var succeeded = false
         defer { limits.logins.finish(username: user.username, address: address, succeeded: succeeded) }
         let stored = try await store.credentials(username: user.username)?.passwordHash
-        let password = input.currentPassword
         guard let stored, try await limits.hash({ Bcrypt.verify(password, hash: stored) }) else {
-            throw APIError.invalidField(field: "currentPassword", reason: "is not your current password")
+            throw APIError.invalidField(field: field, reason: "is not your current password")
         }
         succeeded = true
-        let cost = bcryptCost
-        let newPassword = input.newPassword
-        let hash = try await limits.hash { Bcrypt.hash(newPassword, cost: cost) }
-        let ended = try await store.changePassword(userID: user.id, passwordHash: hash, keeping: current)
-        context.logger.notice("password changed", metadata: ["user": "\(user.id)", "ended sessions": "\(ended)"])
-        return PasswordChanged(endedSessions: ended)
     }
 
     private func startSession(_ userID: Int64, _ request: Request, _ context: AppRequestContext) async throws -> String

@@ -1,0 +1,171 @@
+import Foundation
+import GRDB
+import MakestagramAPI
+import MakestagramStore
+
+extension SQLiteStore {
+    /// Writes one entry of the moderation log, naming the moderator and the user as they are now (the names stay
+    /// when the accounts go).
+    static func log(
+        _ db: Database, _ action: ModerationAction, moderator: Int64?, user: Int64?, post: Int64?, reason: String
+    ) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO moderation_log (created_at, moderator_id, moderator, action, user_id, username, post_id,
+                  reason)
+                VALUES (:now, :moderator, (SELECT username FROM users WHERE id = :moderator), :action, :user,
+                  (SELECT username FROM users WHERE id = :user), :post, :reason)
+                """,
+            arguments: [
+                "now": now, "moderator": moderator, "action": action.rawValue, "user": user, "post": post,
+                "reason": reason,
+            ])
+    }
+
+    public func setModerator(username: String, moderator: Bool, by: Int64?) async throws {
+        try await write { db in
+            guard let id = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
+            try db.execute(
+                sql: "UPDATE users SET is_moderator = ? WHERE id = ? AND is_moderator <> ?",
+                arguments: [moderator, id, moderator])
+            guard db.changesCount > 0 else { return }
+            try Self.log(
+                db, moderator ? .grantModerator : .revokeModerator, moderator: by, user: id, post: nil, reason: "")
+        }
+    }
+
+    public func isModerator(userID: Int64) async throws -> Bool {
+        try await read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT is_moderator FROM users WHERE id = ? AND status = 'active'", arguments: [userID])
+                ?? false
+        }
+    }
+
+    public func reportQueue(viewer: Int64, page: PageRequest) async throws -> PageResult<ReportedPost> {
+        try await read { db in
+            var arguments: StatementArguments = ["limit": page.limit + 1]
+            var having = "1"
+            if case .after(let after) = page.position {
+                having = "min(r.id) > :key"
+                _ = arguments.append(contentsOf: ["key": after])
+            }
+            var waiting = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.post_id, min(r.id) AS page_key, count(*) AS n, min(r.created_at) AS first
+                    FROM reports r JOIN posts p ON p.id = r.post_id
+                    JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                    WHERE r.handled_at IS NULL
+                    GROUP BY r.post_id HAVING \(having) ORDER BY page_key LIMIT :limit
+                    """, arguments: arguments)
+            let hasMore = waiting.count > page.limit
+            if hasMore { waiting.removeLast() }
+            let ids: [Int64] = waiting.map { $0["post_id"] }
+            let posts = Dictionary(
+                try PostQuery.posts(db, ids: ids, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            var reports: [Int64: [PostReport]] = [:]
+            let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.post_id, r.reason, r.created_at, u.id AS author_id, u.username, u.display_name,
+                      u.avatar_file
+                    FROM reports r JOIN users u ON u.id = r.reporter_id
+                    WHERE r.post_id IN (SELECT value FROM json_each(?)) AND r.handled_at IS NULL ORDER BY r.id
+                    """, arguments: [list])
+            {
+                let postID: Int64 = row["post_id"]
+                guard (reports[postID]?.count ?? 0) < ReportedPost.reportsShown else { continue }
+                reports[postID, default: []].append(
+                    PostReport(
+                        reporter: PostQuery.author(row), reason: row["reason"],
+                        createdAt: Date(timeIntervalSince1970: row["created_at"])))
+            }
+            let items = waiting.compactMap { row -> ReportedPost? in
+                guard let post = posts[row["post_id"]] else { return nil }
+                return ReportedPost(
+                    post: post, reportCount: row["n"], firstReportedAt: Date(timeIntervalSince1970: row["first"]),
+                    reports: reports[post.id] ?? [])
+            }
+            return PageResult(items: items, nextKey: hasMore ? waiting.last?["page_key"] : nil)
+        }
+    }
+
+    public func dismissReports(postID: Int64, moderator: Int64, reason: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE reports SET handled_at = ? WHERE post_id = ? AND handled_at IS NULL",
+                arguments: [Self.now, postID])
+            guard db.changesCount > 0 else { throw StoreError.notFound("report") }
+            let author = try Int64.fetchOne(db, sql: "SELECT author_id FROM posts WHERE id = ?", arguments: [postID])
+            try Self.log(db, .dismissReports, moderator: moderator, user: author, post: postID, reason: reason)
+        }
+    }
+
+    public func removePost(postID: Int64, moderator: Int64, reason: String) async throws -> [String] {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: "SELECT author_id, full_file, thumb_file, variants, version FROM posts WHERE id = ?",
+                    arguments: [postID])
+            else { throw StoreError.notFound("post") }
+            try Self.log(db, .removePost, moderator: moderator, user: row["author_id"], post: postID, reason: reason)
+            return try removePost(db, id: postID, row: row)
+        }
+    }
+
+    public func setSuspended(username: String, suspended: Bool, moderator: Int64, reason: String) async throws {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, status, is_moderator FROM users WHERE username = ? AND status <> 'deleting'",
+                    arguments: [username])
+            else { throw StoreError.notFound("user") }
+            let id: Int64 = row["id"]
+            let wasSuspended = (row["status"] as String) == AccountStatus.suspended.rawValue
+            guard wasSuspended != suspended else { return }
+            if suspended {
+                if id == moderator || row["is_moderator"] as Bool { throw StoreError.forbidden }
+                try db.execute(
+                    sql: "UPDATE users SET status = 'suspended', status_changed_at = ? WHERE id = ?",
+                    arguments: [Self.now, id])
+                // The author's reported posts are dealt with: the queue no longer shows them.
+                try db.execute(
+                    sql: """
+                        UPDATE reports SET handled_at = ?
+                        WHERE handled_at IS NULL AND post_id IN (SELECT id FROM posts WHERE author_id = ?)
+                        """, arguments: [Self.now, id])
+                try Self.log(db, .suspend, moderator: moderator, user: id, post: nil, reason: reason)
+                try hide(db, userID: id, status: .suspended)
+            } else {
+                try db.execute(
+                    sql: "UPDATE users SET status = 'active', status_changed_at = ? WHERE id = ?",
+                    arguments: [Self.now, id])
+                try Self.log(db, .liftSuspension, moderator: moderator, user: id, post: nil, reason: reason)
+                publishOnCommit(db, .userRestored(user: id))
+            }
+        }
+    }
+
+    public func moderationLog(page: PageRequest) async throws -> PageResult<ModerationEntry> {
+        try await read { db in
+            try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT id AS page_key, * FROM moderation_log WHERE \(condition) ORDER BY id DESC LIMIT :limit
+                    """
+                }, arguments: [:], key: "id", descending: true, page: page,
+                decode: { row in
+                    let reason: String = row["reason"]
+                    return ModerationEntry(
+                        id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
+                        moderator: row["moderator"],
+                        action: row["action"],
+                        username: row["username"], postId: row["post_id"], reason: reason.isEmpty ? nil : reason)
+                })
+        }
+    }
+}
