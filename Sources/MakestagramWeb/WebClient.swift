@@ -46,12 +46,15 @@ public enum WebClient {
         let closeCodes = [
             ("resync", LiveCloseCode.resync), ("sessionEnded", LiveCloseCode.sessionEnded),
             ("unauthorized", LiveCloseCode.unauthorized), ("tryAgainLater", LiveCloseCode.tryAgainLater),
+            ("accountClosed", LiveCloseCode.accountClosed),
         ].map { ($0.0, String($0.1)) }
         let limits: [(String, String)] = [
             ("usernameLength", range(Limits.usernameLength)), ("passwordBytes", range(Limits.passwordBytes)),
             ("displayNameLength", range(Limits.displayNameLength)), ("captionLength", range(Limits.captionLength)),
             ("commentLength", range(Limits.commentLength)), ("reportReasonLength", range(Limits.reportReasonLength)),
             ("bioLength", range(Limits.bioLength)),
+            ("moderationReasonLength", range(Limits.moderationReasonLength)),
+            ("deletedUsernameReservedDays", String(Limits.deletedUsernameReservedDays)),
             ("maxUploadBytes", String(maxUploadBytes)), ("likersPreview", String(Post.likersPreviewLimit)),
             ("maxSubscriptions", String(LiveProtocol.maxSubscriptions)),
         ]

@@ -101,6 +101,7 @@ export function loginView(root, { onSession }) {
     },
     (problem) => {
       if (problem.code === code.invalidCredentials) return "Wrong username or password. Check both and try again.";
+      if (problem.code === code.accountSuspended) return "This account is suspended by the moderators.";
       if (problem.code === code.tooManyAttempts) return problem.detail;
     },
   );

@@ -44,7 +44,7 @@ export function commentItem(comment, post, { preview = false } = {}) {
   };
   return h(
     "li.comment",
-    { dataset: { commentId: comment.id } },
+    { dataset: { commentId: comment.id, authorId: comment.author.id } },
     h("p", {}, userLink(comment.author), " ", h("span.comment-text", {}, richText(comment.text))),
     !preview &&
       h(

@@ -10,6 +10,7 @@ export class LiveStream {
    * @param handlers.onStatus(status)    "connecting", "live" or "offline"
    * @param handlers.onResume()          the stream is back after a drop: catch up with what it missed
    * @param handlers.onSessionEnded()    the token was logged out elsewhere
+   * @param handlers.onAccountClosed(reason) the account was suspended or deleted ("account suspended", "account deleted")
    */
   constructor(handlers) {
     this.handlers = handlers;
@@ -94,7 +95,7 @@ export class LiveStream {
     this.socket = socket;
     this.ready = false;
     socket.addEventListener("message", (event) => this.receive(socket, event.data));
-    socket.addEventListener("close", (event) => this.closed(socket, event.code));
+    socket.addEventListener("close", (event) => this.closed(socket, event.code, event.reason));
   }
 
   receive(socket, data) {
@@ -123,13 +124,14 @@ export class LiveStream {
     this.handlers.onMessage(message);
   }
 
-  closed(socket, code) {
+  closed(socket, code, reason) {
     if (socket !== this.socket) return;
     this.socket = null;
     this.ready = false;
     this.subscribed.clear();
     if (this.stopped) return;
     if (code === closeCode.sessionEnded) return this.handlers.onSessionEnded();
+    if (code === closeCode.accountClosed) return this.handlers.onAccountClosed(reason);
     if (code === closeCode.resync) {
       this.attempt = 0;
       return this.connect();

@@ -13,6 +13,7 @@ import { searchView } from "./search.js";
 import { activity, activityView } from "./activity.js";
 import { settingsView } from "./settings.js";
 import { tagView } from "./tags.js";
+import { moderationView } from "./moderation.js";
 
 const main = document.getElementById("main");
 const nav = document.getElementById("nav");
@@ -24,6 +25,7 @@ const routes = [
   { pattern: /^\/search$/, view: searchView, title: "Find people", nav: "search" },
   { pattern: /^\/activity$/, view: activityView, title: "Activity", nav: "activity" },
   { pattern: /^\/settings$/, view: settingsView, title: "Settings", nav: "profile" },
+  { pattern: /^\/moderation$/, view: moderationView, title: "Moderation", nav: "profile" },
   { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
   { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
   { pattern: /^\/t\/(?<tag>[^/]{1,600})$/, view: tagView, title: "Hashtag" },
@@ -51,6 +53,12 @@ const live = new LiveStream({
     activity.load();
   },
   onSessionEnded: () => endSession("You were logged out. Log in again to continue."),
+  onAccountClosed: (reason) =>
+    endSession(
+      reason === "account suspended"
+        ? "Your account has been suspended by the moderators. You are logged out."
+        : "Your account was deleted. You are logged out.",
+    ),
 });
 
 function navigate(path, { replace: replaceState = false } = {}) {
@@ -74,7 +82,7 @@ function render() {
     return;
   }
   const params = path.match(route.pattern).groups ?? {};
-  cleanup = route.view(main, { params, live, navigate, onSession: startSession, logOut }) ?? null;
+  cleanup = route.view(main, { params, live, navigate, onSession: startSession, logOut, endSession }) ?? null;
   if (route.nav !== "home") scrollTo(0, 0);
   // A view that put the focus somewhere (the log-in form on its first field) keeps it.
   if (!main.contains(document.activeElement)) main.focus({ preventScroll: true });

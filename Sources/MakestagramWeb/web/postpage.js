@@ -95,6 +95,13 @@ export function postView(root, { params, live, navigate }) {
         comments.querySelector(`[data-comment-id="${change.commentId}"]`)?.remove();
         if (shown.size === 0) status.textContent = "No comments yet.";
       }
+      if (change?.type === "user.removed") {
+        for (const element of comments.querySelectorAll(`[data-author-id="${change.userId}"]`)) {
+          shown.delete(Number(element.dataset.commentId));
+          element.remove();
+        }
+        if (shown.size === 0) status.textContent = "No comments yet.";
+      }
     });
     await loadComments();
   })();

@@ -209,6 +209,19 @@ export const store = {
     for (const listener of [...this.userListeners]) listener(user);
   },
 
+  /** A user's account was suspended or deleted: their posts and comments leave every screen. */
+  userRemoved(userID) {
+    for (const [id, model] of [...this.models]) {
+      if (model.post.author.id === userID) {
+        this.removed(id);
+        continue;
+      }
+      const before = model.post.recentComments.length;
+      model.post.recentComments = model.post.recentComments.filter((comment) => comment.author.id !== userID);
+      if (model.post.recentComments.length !== before) model.notify({ type: "user.removed", userId: userID });
+    }
+  },
+
   /** Calls `listener(user)` when a user's name or avatar changes; answers a function that stops it. */
   onUserUpdated(listener) {
     this.userListeners.add(listener);
@@ -218,6 +231,7 @@ export const store = {
   /** Applies a message from the event stream; anything not newer than what is held is dropped. */
   apply(message) {
     if (message.type === "user.updated") return this.userUpdated(message.user);
+    if (message.type === "user.removed") return this.userRemoved(message.userId);
     if (message.type === "post.deleted") return this.removed(message.postId);
     if (message.type === "post.snapshot") return this.take([message.post]);
     const model = this.models.get(message.postId);

@@ -5,6 +5,7 @@ import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
 import { h, replace, toast, timeElement, confirmDialog, retryLine, plural } from "./dom.js";
 import { field, handle } from "./auth.js";
+import { store } from "./posts.js";
 
 /** "Chrome on Android", "Firefox on Linux", "Makestagram command line"…, from a User-Agent. */
 export function describeAgent(agent) {
@@ -32,7 +33,56 @@ export function describeAgent(agent) {
 /** Field names in the server's problems, as the form labels them. */
 const FIELDS = { currentPassword: "Current password", newPassword: "New password" };
 
-export function settingsView(root, { logOut }) {
+/** "Delete your account": the password, a confirmation, and the account is gone (and this browser logged out). */
+function deleteAccountSection(endSession) {
+  const password = field("delete-password", "Password", {
+    type: "password",
+    autocomplete: "current-password",
+    required: true,
+  });
+  const error = h("p.form-error", { role: "alert" });
+  const button = h("button.button.danger", { type: "submit" }, "Delete account");
+  const form = h("form.stack.settings-form", { "aria-labelledby": "delete-title" }, password.element, error, button);
+  handle(
+    form,
+    button,
+    error,
+    async () => {
+      const confirmed = await confirmDialog(
+        "Delete your account for good?",
+        `Your posts, photos, comments, likes and follows will be deleted. This cannot be undone. Your username stays reserved for ${limits.deletedUsernameReservedDays} days.`,
+        "Delete account",
+        { danger: true },
+      );
+      if (!confirmed) {
+        button.disabled = false;
+        return;
+      }
+      await api.post("/me/delete", { password: password.input.value });
+      endSession("Your account is deleted. Thanks for having been here.");
+    },
+    (problem) => {
+      if (problem.code === code.tooManyAttempts) return problem.detail;
+      if (problem.code !== code.invalidField) return null;
+      password.input.setAttribute("aria-invalid", "true");
+      password.input.focus();
+      return "Password: that is not your password.";
+    },
+  );
+  return h(
+    "section.settings-section.danger-zone",
+    {},
+    h("h2.section-heading", { id: "delete-title" }, "Delete your account"),
+    h(
+      "p.muted",
+      {},
+      "Everything you posted goes, for good. Download your data first if you want to keep it.",
+    ),
+    form,
+  );
+}
+
+export function settingsView(root, { logOut, endSession }) {
   const current = field("current-password", "Current password", {
     type: "password",
     autocomplete: "current-password",
@@ -197,6 +247,16 @@ export function settingsView(root, { logOut }) {
         exportButton,
         exportStatus,
       ),
+      store.me?.isModerator
+        ? h(
+            "section.settings-section",
+            {},
+            h("h2.section-heading", {}, "Moderation"),
+            h("p.muted", {}, "You are a moderator: reported posts wait for you."),
+            h("a.button.secondary", { href: "/moderation" }, "Open the reports queue"),
+          )
+        : null,
+      deleteAccountSection(endSession),
     ),
   );
   loadSessions();

@@ -1,0 +1,112 @@
+"""The settings page's account deletion and the moderators' page, in a real browser: a deleted account's likes leave
+a friend's open screen; a moderator made on the server works the reports queue and the suspended author's browser is
+logged out with a message."""
+import subprocess
+
+import requests
+
+from browser_support import PASSWORD
+from makestagram_server import server_binary
+
+
+def grant(data: str, username: str):
+    granted = subprocess.run([server_binary(), "admin", "grant", username, "--data", data],
+                             capture_output=True, text=True, timeout=60)
+    assert granted.returncode == 0, granted.stderr
+
+
+def test_deleting_your_account_takes_your_likes_off_a_friends_screen(browsers, sign_up):
+    leaving, friend = sign_up("leaving"), sign_up("friend")
+    post = friend.post_photo("chelsea.jpg", "Cat")
+    leaving.api("PUT", f"/users/{friend.username}/follow")
+    leaving.api("PUT", f"/posts/{post['id']}/like")
+    friends, mine = browsers(), browsers(width=390, height=844)
+    mine.allowed_errors = ("status of 422",)  # the wrong password, on purpose
+    friends.log_in(friend)
+    card = friends.card(post["id"])
+    friends.wait_until(lambda: leaving.username in friends.text(".liked-by", card))
+
+    mine.log_in(leaving)
+    mine.open("/settings")
+    mine.type("#delete-password", "not the password")
+    mine.click("#delete-title ~ form button[type=submit]")
+    mine.click("dialog .dialog-actions button.danger")
+    mine.wait_until(lambda: "not your password" in mine.text("#delete-title ~ form .form-error"))
+    assert mine.find("#delete-password").get_attribute("aria-invalid") == "true"
+    mine.screenshot("settings-delete-account")
+    mine.find("#delete-password").clear()
+    mine.type("#delete-password", PASSWORD)
+    mine.click("#delete-title ~ form button[type=submit]")
+    mine.click("dialog .dialog-actions button.danger")
+    mine.wait_for("form[aria-label='Log in']")
+    mine.wait_until(lambda: "Your account is deleted" in mine.driver.page_source)
+
+    # The friend's open screen loses the like, live, and the count stays exact.
+    friends.wait_until(lambda: leaving.username not in card.text,
+                       message="the deleted account's like leaves the friend's screen")
+    friends.wait_until(lambda: friend.api("GET", f"/posts/{post['id']}")["likeCount"] == 0)
+    answer = requests.post(f"{friend.base}/api/v1/sessions",
+                           json={"username": leaving.username, "password": PASSWORD}, timeout=10)
+    assert answer.status_code == 401
+
+
+def test_a_moderator_removes_a_reported_post_and_suspends_its_author(browsers, sign_up, server, server_data):
+    moderator, troll, friend = sign_up("moderator"), sign_up("troll"), sign_up("friend")
+    reported = troll.post_photo("chelsea.jpg", "Reported three times")
+    second = troll.post_photo("rocket.jpg", "Reported once")
+    friend.api("PUT", f"/users/{troll.username}/follow")
+    reporters = [sign_up(f"reporter{index}") for index in range(3)]
+    for index, reporter in enumerate(reporters):
+        reporter.api("POST", f"/posts/{reported['id']}/reports", json={"reason": f"Spam, says {index}"})
+    reporters[0].api("POST", f"/posts/{second['id']}/reports", json={"reason": "More spam"})
+
+    trolls = browsers(width=390, height=844)
+    trolls.log_in(troll)
+    friends = browsers()
+    friends.log_in(friend)
+    friends.card(second["id"])
+
+    grant(server_data, moderator.username)
+    mod = browsers()
+    mod.log_in(moderator)
+    mod.open("/settings")
+    mod.click("a[href='/moderation']")
+    mod.wait_for(".report-item")
+    first = mod.find_all(".report-item")[0]
+    assert "3 reports" in first.text and "Reported three times" in first.text
+    assert all(f"Spam, says {index}" in first.text for index in range(3))
+    assert mod.accessibility_violations() == []
+    mod.screenshot("moderation-queue")
+
+    mod.click("button.danger", within=first)
+    mod.type("#moderation-reason", "Spam")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: len(mod.find_all(".report-item")) == 1)
+    assert requests.get(f"{server}/api/v1/posts/{reported['id']}", headers=friend.headers, timeout=10).status_code == 404
+
+    mod.click(f"button[aria-label='Suspend {troll.username}']")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: "No reports wait" in mod.text("main"))
+    # The author's open browser is logged out, and told why; the friend's feed loses the author's posts, live.
+    trolls.wait_for("form[aria-label='Log in']")
+    trolls.wait_until(lambda: "suspended" in trolls.driver.page_source)
+    friends.wait_until(lambda: not friends.find_all(f'article.card[data-post-id="{second["id"]}"]'),
+                       message="the suspended author's post leaves the friend's feed")
+    trolls.type("#username", troll.username)
+    trolls.type("#password", PASSWORD)
+    trolls.click("form button[type=submit]")
+    trolls.wait_until(lambda: "suspended by the moderators" in trolls.text(".form-error"))
+    trolls.allowed_errors = ("status of 403",)
+
+    mod.wait_until(lambda: len(mod.find_all(".log-entry")) >= 3)
+    log = mod.text(".moderation-log")
+    assert f"suspended @{troll.username}" in log and f"removed post {reported['id']} by @{troll.username}" in log
+    assert "“Spam”" in log
+
+    mod.type("#lift-username", troll.username)
+    mod.click("form[aria-label='Lift a suspension'] button[type=submit]")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: "can log in again" in mod.text("#toasts"))
+    answer = requests.post(f"{server}/api/v1/sessions", json={"username": troll.username, "password": PASSWORD},
+                           timeout=10)
+    assert answer.status_code == 200
