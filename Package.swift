@@ -81,7 +81,8 @@ let package = Package(
         .target(
             name: "MakestagramServer",
             dependencies: [
-                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres", "MakestagramLive",
+                "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres",
+                "MakestagramLive",
                 "MakestagramWeb",
                 "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -168,11 +169,13 @@ let package = Package(
             name: "MakestagramServerTests",
             dependencies: [
                 "MakestagramServer", "MakestagramStoreSQLite", "MakestagramLive",
-                .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures", "ServerTestSupport",
+                .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures",
+                "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -4,6 +4,7 @@ import pathlib
 import re
 import shutil
 import signal
+import socket as sockets
 import subprocess
 import tempfile
 import time
@@ -78,3 +79,74 @@ def quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
+
+
+def free_port() -> int:
+    with sockets.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def nginx_config(folder: pathlib.Path, port: int, upstreams: list[int], tls: bool = False) -> str:
+    """The configuration docs/deployment.md shows, with the test's ports and folders; with `tls`, nginx answers
+    HTTPS with a certificate for 127.0.0.1 that `tls_certificate` makes."""
+    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in upstreams)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    template = (ROOT / "docs" / "nginx.conf").read_text()
+    listen = f"listen 127.0.0.1:{port};"
+    if tls:
+        listen = (f"listen 127.0.0.1:{port} ssl; ssl_certificate {folder}/cert.pem; "
+                  f"ssl_certificate_key {folder}/key.pem;")
+    http = template.split("# --- http ---", 1)[1].replace("UPSTREAM_SERVERS", servers).replace("listen 80;", listen)
+    return f"""{user}worker_processes 1;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  client_body_temp_path {folder}/body;
+  proxy_temp_path {folder}/proxy;
+  fastcgi_temp_path {folder}/fastcgi;
+  uwsgi_temp_path {folder}/uwsgi;
+  scgi_temp_path {folder}/scgi;
+{http}
+}}
+"""
+
+
+def tls_certificate(folder: pathlib.Path) -> pathlib.Path:
+    """A self-signed certificate for 127.0.0.1 (cert.pem, key.pem in `folder`); answers the certificate's path, for
+    clients to trust (REQUESTS_CA_BUNDLE)."""
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(folder / "key.pem"), "-out", str(folder / "cert.pem")],
+        check=True, capture_output=True)
+    return folder / "cert.pem"
+
+
+class Nginx:
+    """Debian's nginx in front of `upstreams`, as docs/deployment.md configures it (optionally over TLS)."""
+
+    def __init__(self, upstreams: list[int], tls: bool = False):
+        self.folder = pathlib.Path(tempfile.mkdtemp(prefix="makestagram-nginx-"))
+        self.certificate = tls_certificate(self.folder) if tls else None
+        port = free_port()
+        (self.folder / "nginx.conf").write_text(nginx_config(self.folder, port, upstreams, tls=tls))
+        self.process = subprocess.Popen(["nginx", "-c", str(self.folder / "nginx.conf"), "-g", "daemon off;"],
+                                        stderr=open(self.folder / "nginx.log", "w"))
+        self.base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+        deadline = time.time() + 20
+        while True:
+            try:
+                requests.get(self.base + "/healthz", timeout=2, verify=str(self.certificate) if tls else True
+                             ).raise_for_status()
+                break
+            except requests.RequestException:
+                if time.time() > deadline or self.process.poll() is not None:
+                    raise AssertionError("nginx did not start:\n" + (self.folder / "nginx.log").read_text())
+                time.sleep(0.1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        shutil.rmtree(self.folder, ignore_errors=True)

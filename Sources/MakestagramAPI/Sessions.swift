@@ -47,3 +47,21 @@ public struct PasswordChanged: Codable, Sendable, Equatable {
         self.endedSessions = endedSessions
     }
 }
+
+/// An app the user authorised (`GET /api/v1/me/apps`): revoking it ends every token it holds.
+public struct AppGrant: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var website: String?
+    /// The scopes granted, space-separated.
+    public var scopes: String
+    public var authorizedAt: Date
+
+    public init(id: Int64, name: String, website: String?, scopes: String, authorizedAt: Date) {
+        self.id = id
+        self.name = name
+        self.website = website
+        self.scopes = scopes
+        self.authorizedAt = authorizedAt
+    }
+}

@@ -22,6 +22,7 @@ public final class LiveHub: Service {
 
     let bus: any EventBus
     private let registry = Mutex(Registry())
+    private let taps = Mutex<[ObjectIdentifier: EventTap]>([:])
     private let connectionsGauge = Gauge(label: "makestagram_live_connections")
     private let deliveries = Counter(label: "makestagram_live_events_total")
 
@@ -91,9 +92,38 @@ public final class LiveHub: Service {
         registry.withLock { registry in users.flatMap { registry.byUser[$0].map { Array($0.values) } ?? [] } }
     }
 
+    // MARK: Taps
+
+    /// A tap of the events that may concern `user` (see ``EventTap``), until ``untap(_:)``; it finishes when the
+    /// session `tokenHash` ends, the account closes, or changes were missed.
+    public func tap(user: Int64, tokenHash: [UInt8]) -> EventTap {
+        let tap = EventTap(user: user, tokenHash: tokenHash)
+        taps.withLock { $0[ObjectIdentifier(tap)] = tap }
+        return tap
+    }
+
+    public func untap(_ tap: EventTap) {
+        taps.withLock { $0[ObjectIdentifier(tap)] = nil }
+        tap.finish()
+    }
+
+    private func feedTaps(_ event: StoreEvent) {
+        let all = taps.withLock { Array($0.values) }
+        guard !all.isEmpty else { return }
+        for tap in all {
+            switch event {
+            case .sessionEnded(let tokenHash) where tokenHash == tap.tokenHash: untap(tap)
+            case .userRemoved(let user, _) where user == tap.user: untap(tap)
+            case .changesMissed: untap(tap)
+            default: if tap.mayConcern(event) { tap.deliver(event) }
+            }
+        }
+    }
+
     // MARK: Fan-out
 
     func fanOut(_ event: StoreEvent) {
+        feedTaps(event)
         switch event {
         case .likeChanged(let change):
             let recipients = subscribers(of: change.postID)

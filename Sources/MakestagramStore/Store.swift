@@ -34,8 +34,8 @@ public protocol Store: Sendable {
     func changePassword(userID: Int64, passwordHash: String, keeping tokenHash: [UInt8]) async throws -> Int
     /// Ends the session with this token hash; the token stops working at once. Unknown hashes are ignored.
     func deleteSession(tokenHash: [UInt8]) async throws
-    /// The user a live session's token hash belongs to, or nil.
-    func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary?
+    /// Whom a live session's token hash speaks for (the user, and the app and scopes of an app's token), or nil.
+    func session(tokenHash: [UInt8]) async throws -> SessionIdentity?
     /// Records a single-use ticket for opening the event stream under the session `tokenHash`, until `expiresAt`.
     /// Tickets are kept with the sessions, so that any server instance can redeem one another issued; logging out
     /// ends the session's tickets.
@@ -149,6 +149,32 @@ public protocol Store: Sendable {
     /// change of a user's unread count, this one or one caused by a like, comment or follow, publishes
     /// ``StoreEvent/activityChanged(user:unreadCount:)``.
     func markActivityRead(userID: Int64, through: Int64?) async throws -> Int
+
+    // MARK: Third-party apps (OAuth 2)
+
+    /// Registers an app.
+    func createOAuthApp(_ app: NewOAuthApp) async throws -> OAuthApp
+    /// The app with this client ID, or nil.
+    func oauthApp(clientID: String) async throws -> OAuthApp?
+    /// Records an authorization code (by its hash) that the user granted the app, until `expiresAt`.
+    func createAuthorizationCode(codeHash: [UInt8], grant: AuthorizationGrant, expiresAt: Date) async throws
+    /// Uses up a live authorization code and answers what was granted; nil for an unknown, used or expired one.
+    func redeemAuthorizationCode(codeHash: [UInt8]) async throws -> AuthorizationGrant?
+    /// Records a session for an app's access token, with the scopes granted to it.
+    func createAppSession(userID: Int64, tokenHash: [UInt8], appID: Int64, scopes: String) async throws
+    /// The apps that hold tokens of the user, most recently authorised first.
+    func authorizedApps(userID: Int64) async throws -> [AuthorizedApp]
+    /// Keeps a photo uploaded ahead of its post (`image`'s caption is ignored), whose files are on disk; answers its
+    /// ID. Uploads older than `expiringBefore` are forgotten meanwhile: their files are answered for removal.
+    func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (id: Int64, expired: [String])
+    /// A photo the user uploaded and has not posted yet, or nil.
+    func mediaUpload(id: Int64, userID: Int64) async throws -> NewPost?
+    /// Posts a photo the user uploaded ahead, with `caption`, and forgets the upload, in one transaction. Throws
+    /// `notFound("media")` when there is no such upload of theirs.
+    func createPost(fromUpload id: Int64, userID: Int64, caption: String) async throws -> Post
+    /// Ends every token the app holds for the user (each published as ``StoreEvent/sessionEnded(tokenHash:)``, so
+    /// that its streams close); answers how many ended.
+    func revokeApp(appID: Int64, userID: Int64) async throws -> Int
 
     // MARK: Deleting accounts
 
@@ -293,6 +319,11 @@ extension PageResult<ListedPost> {
 }
 
 extension Store {
+    /// The user a live session's token hash belongs to, or nil.
+    public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
+        try await session(tokenHash: tokenHash)?.user
+    }
+
     /// A session with nothing known about its client.
     public func createSession(userID: Int64, tokenHash: [UInt8]) async throws {
         try await createSession(userID: userID, tokenHash: tokenHash, client: SessionClient())

@@ -133,6 +133,13 @@ extension PostgresStore {
             guard budget > 0 else { return AccountDeletionStep(files: files, finished: false) }
 
             // Nothing of theirs is left that others see: the user row goes, with what cascades from it.
+            for row in try await connection.query(
+                "DELETE FROM media_uploads WHERE user_id = \(userID) RETURNING \(unescaped: Self.uploadColumns)",
+                logger: logger
+            ).collect() {
+                let upload = try Self.upload(row)
+                files += [upload.full.fileName, upload.thumb.fileName] + upload.variants.map(\.fileName)
+            }
             let deleted = try await connection.query(
                 "DELETE FROM users WHERE id = \(userID) RETURNING avatar_file, avatar_large_file", logger: logger
             ).collect()

@@ -21,26 +21,33 @@ extension PostgresStore {
 
     public func createPost(_ post: NewPost) async throws -> Post {
         try await write { [logger] connection, changes in
-            let rows = try await connection.query(
-                """
-                INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                  thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
-                VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
-                  \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
-                  \(post.thumb.height), \(StoredVariant.column(post.variants)), \(Self.now),
-                  coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
-                RETURNING id
-                """, logger: logger
-            ).collect()
-            let id = try rows[0].decode(Int64.self)
-            try await Self.file(connection, postID: id, caption: post.caption, logger: logger)
-            guard let created = try await Self.post(connection, id: id, viewer: post.authorID, logger: logger) else {
-                throw StoreError.notFound("post")
-            }
-            let audience = try await Self.audience(connection, postID: id, logger: logger)
-            changes.publish(.postCreated(post: created, audience: audience))
-            return created
+            try await Self.insertPost(connection, post, changes: changes, logger: logger)
         }
+    }
+
+    /// Inserts a post inside the current transaction and publishes it.
+    static func insertPost(_ connection: PostgresConnection, _ post: NewPost, changes: Changes, logger: Logger)
+        async throws -> Post
+    {
+        let rows = try await connection.query(
+            """
+            INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
+              thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
+            VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
+              \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
+              \(post.thumb.height), \(StoredVariant.column(post.variants)), \(Self.now),
+              coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
+            RETURNING id
+            """, logger: logger
+        ).collect()
+        let id = try rows[0].decode(Int64.self)
+        try await file(connection, postID: id, caption: post.caption, logger: logger)
+        guard let created = try await self.post(connection, id: id, viewer: post.authorID, logger: logger) else {
+            throw StoreError.notFound("post")
+        }
+        let audience = try await audience(connection, postID: id, logger: logger)
+        changes.publish(.postCreated(post: created, audience: audience))
+        return created
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {

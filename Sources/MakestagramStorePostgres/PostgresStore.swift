@@ -330,7 +330,7 @@ public final class PostgresStore: Store, Service {
         }
     }
 
-    public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
+    public func session(tokenHash: [UInt8]) async throws -> SessionIdentity? {
         // Hashes of another length (never made by the server) are looked up but not cached.
         let key = caches.isTrusted ? SessionKey(tokenHash) : nil
         let (cached, generation) = key.map(caches.sessions.lookup) ?? (nil, 0)
@@ -338,12 +338,20 @@ public final class PostgresStore: Store, Service {
         let user = try await read { [logger] connection in
             let rows = try await connection.query(
                 """
-                SELECT u.id, u.username, u.display_name, u.avatar_file
+                SELECT u.id, u.username, u.display_name, u.avatar_file, s.app_id, s.scopes
                 FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
                 WHERE s.token_hash = \(Data(tokenHash))
                 """, logger: logger
             ).collect()
-            return try rows.first.map(PostRows.summary)
+            return try rows.first.map { row in
+                let (id, username, displayName, avatar, app, scopes) = try row.decode(
+                    (Int64, String, String, String?, Int64?, String?).self)
+                return SessionIdentity(
+                    user: UserSummary(
+                        id: id, username: username, displayName: displayName,
+                        avatarURL: avatar.map(MediaPath.url(for:))),
+                    appID: app, scopes: scopes)
+            }
         }
         if let user, let key { caches.sessions.insert(user, for: key, generation: generation) }
         return user
@@ -384,6 +392,8 @@ public final class PostgresStore: Store, Service {
                 UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
                 UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
                 UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM posts WHERE variants IS NOT NULL
+                UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
+                UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM media_uploads WHERE variants IS NOT NULL
                 """, logger: logger)
             var files = Set<String>()
             for try await name in rows.decode(String.self) {

@@ -60,6 +60,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v10 responsive variants", migrate: Schema.v10)
         migrator.registerMigration("v11 session details", migrate: Schema.v11)
         migrator.registerMigration("v12 account status and moderation", migrate: Schema.v12)
+        migrator.registerMigration("v13 third-party apps", migrate: Schema.v13)
         return migrator
     }
 }

@@ -105,6 +105,12 @@ extension SQLiteStore {
             {
                 files += [avatar["avatar_file"], avatar["avatar_large_file"]].compactMap { $0 as String? }
             }
+            for row in try Row.fetchAll(
+                db, sql: "DELETE FROM media_uploads WHERE user_id = ? RETURNING *", arguments: [userID])
+            {
+                let upload = Self.upload(row)
+                files += [upload.full.fileName, upload.thumb.fileName] + upload.variants.map(\.fileName)
+            }
             try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [userID])
             return AccountDeletionStep(files: files, finished: true)
         }

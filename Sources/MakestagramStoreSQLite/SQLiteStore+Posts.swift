@@ -17,27 +17,30 @@ extension SQLiteStore {
     }
 
     public func createPost(_ post: NewPost) async throws -> Post {
-        try await write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                      thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
-                    """,
-                arguments: [
-                    post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
-                    post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height,
-                    StoredVariant.column(post.variants), Self.now, post.authorID,
-                ])
-            let id = db.lastInsertedRowID
-            try Self.file(db, postID: id, caption: post.caption)
-            guard let created = try Self.post(db, id: id, viewer: post.authorID) else {
-                throw StoreError.notFound("post")
-            }
-            let audience = try Self.audience(db, postID: created.id)
-            publishOnCommit(db, .postCreated(post: created, audience: audience))
-            return created
+        try await write { db in try insertPost(db, post) }
+    }
+
+    /// Inserts a post inside the current transaction and publishes it.
+    func insertPost(_ db: Database, _ post: NewPost) throws -> Post {
+        try db.execute(
+            sql: """
+                INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
+                  thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
+                """,
+            arguments: [
+                post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
+                post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height,
+                StoredVariant.column(post.variants), Self.now, post.authorID,
+            ])
+        let id = db.lastInsertedRowID
+        try Self.file(db, postID: id, caption: post.caption)
+        guard let created = try Self.post(db, id: id, viewer: post.authorID) else {
+            throw StoreError.notFound("post")
         }
+        let audience = try Self.audience(db, postID: created.id)
+        publishOnCommit(db, .postCreated(post: created, audience: audience))
+        return created
     }
 
     /// Everyone whose home timeline holds the post.

@@ -160,24 +160,24 @@ public struct SQLiteStore: Store {
         }
     }
 
-    public func sessionUser(tokenHash: [UInt8]) async throws -> UserSummary? {
+    public func session(tokenHash: [UInt8]) async throws -> SessionIdentity? {
         // Hashes of another length (never made by the server) are looked up but not cached.
         let key = SessionKey(tokenHash)
         let (cached, generation) = key.map(database.caches.sessions.lookup) ?? (nil, 0)
         if let cached { return cached }
-        let user = try await read { db in
+        let identity = try await read { db in
             try Row.fetchOne(
                 db.cachedStatement(
                     sql: """
-                        SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
+                        SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file, s.app_id, s.scopes
                         FROM sessions s JOIN users u ON u.id = s.user_id AND u.status = 'active'
                         WHERE s.token_hash = ?
                         """),
                 arguments: [Data(tokenHash)]
-            ).map(PostQuery.author)
+            ).map { row in SessionIdentity(user: PostQuery.author(row), appID: row["app_id"], scopes: row["scopes"]) }
         }
-        if let user, let key { database.caches.sessions.insert(user, for: key, generation: generation) }
-        return user
+        if let identity, let key { database.caches.sessions.insert(identity, for: key, generation: generation) }
+        return identity
     }
 
     public func createEventTicket(ticketHash: [UInt8], tokenHash: [UInt8], expiresAt: Date) async throws {
@@ -211,8 +211,14 @@ public struct SQLiteStore: Store {
                     SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
                     UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
                     UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
+                    UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
                     """)
-            let variants = try String.fetchAll(db, sql: "SELECT variants FROM posts WHERE variants IS NOT NULL")
+            let variants = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT variants FROM posts WHERE variants IS NOT NULL
+                    UNION ALL SELECT variants FROM media_uploads WHERE variants IS NOT NULL
+                    """)
             return Set(rows).union(variants.flatMap { StoredVariant.variants(column: $0).map(\.fileName) })
         }
     }

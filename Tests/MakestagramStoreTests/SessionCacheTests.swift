@@ -5,7 +5,7 @@ import Testing
 @testable import MakestagramStoreSQLite
 
 struct SessionCacheTests {
-    let alice = UserSummary(id: 1, username: "alice", displayName: "Alice", avatarURL: nil)
+    let alice = SessionIdentity(user: UserSummary(id: 1, username: "alice", displayName: "Alice", avatarURL: nil))
 
     func key(_ byte: UInt8) -> SessionKey {
         SessionKey([UInt8](repeating: byte, count: 32))!

@@ -233,6 +233,41 @@ def test_every_response_matches_the_document(server, server_data):
     api.request("GET", f"{v1}/moderation/log?cursor={log['nextCursor']}", token=alice)
     api.request("GET", v1 + "/moderation/log?cursor=bogus", token=alice)
 
+    # Third-party apps: registration, the consent page, a code, a token, its scopes, revocation.
+    app = api.request("POST", v1 + "/apps", data={"client_name": "Frame", "redirect_uris": "https://frame.example/cb",
+                                                  "scopes": "read"}).json()
+    api.request("POST", v1 + "/apps", json={"client_name": "Bad", "redirect_uris": "javascript:alert(1)"})
+    api.request("POST", v1 + "/apps", files={"client_name": (None, "Multipart")})
+    api.request("GET", "/.well-known/oauth-authorization-server")
+    query = {"client_id": app["client_id"], "redirect_uri": "https://frame.example/cb", "response_type": "code",
+             "scope": "read", "state": "s1"}
+    api.request("GET", "/oauth/authorize", params=query)
+    api.request("GET", "/oauth/authorize", params={**query, "redirect_uri": "https://evil.example/cb"})
+    api.request("GET", "/oauth/authorize", params={**query, "scope": "write"}, allow_redirects=False)
+    api.request("POST", "/oauth/authorize", data={**query, "username": "alice", "password": "wrong one!",
+                                                  "decision": "approve"})
+    approved = api.request("POST", "/oauth/authorize", allow_redirects=False,
+                           data={**query, "username": "alice", "password": "correct horse", "decision": "approve"})
+    code = re.search(r"code=([^&]+)", approved.headers["Location"]).group(1)
+    token_form = {"grant_type": "authorization_code", "client_id": app["client_id"],
+                  "client_secret": app["client_secret"], "code": code, "redirect_uri": "https://frame.example/cb"}
+    api.request("POST", "/oauth/token", data={**token_form, "client_secret": "wrong"})
+    granted = api.request("POST", "/oauth/token", data=token_form).json()
+    assert granted["scope"] == "read"
+    api.request("POST", "/oauth/token", data=token_form)
+    api.request("POST", "/oauth/token", data={"grant_type": "password", "username": "alice"})
+    app_token = granted["access_token"]
+    api.request("GET", v1 + "/timeline", token=app_token)
+    api.request("PUT", f"{v1}/posts/{pid}/like", token=app_token)
+    api.request("GET", v1 + "/me/apps", token=app_token)
+    apps = api.request("GET", v1 + "/me/apps", token=alice).json()["items"]
+    assert [entry["name"] for entry in apps] == ["Frame"]
+    api.request("POST", "/oauth/revoke", data={"client_id": app["client_id"], "client_secret": "wrong",
+                                               "token": app_token})
+    api.request("POST", "/oauth/revoke", data={"client_id": app["client_id"], "client_secret": app["client_secret"],
+                                               "token": app_token})
+    api.request("DELETE", f"{v1}/me/apps/{apps[0]['id']}", token=alice)
+
     # Deleting an account: the password is needed; the account goes, its token with it.
     api.request("POST", v1 + "/me/delete", token=carol, json={"password": "not the password"})
     api.request("POST", v1 + "/me/delete", token=carol, json={})

@@ -6,7 +6,6 @@ import os
 import pathlib
 import random
 import shutil
-import socket as sockets
 import subprocess
 import sys
 import tempfile
@@ -20,40 +19,11 @@ import requests
 import websocket
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from makestagram_server import ROOT, Server  # noqa: E402
+from makestagram_server import ROOT, Server, free_port, nginx_config  # noqa: E402
 
 POSTGRES = os.environ.get("MAKESTAGRAM_TEST_POSTGRES")
 PHOTO = ROOT / "Tests" / "TestFixtures" / "photos" / "chelsea.jpg"
 pytestmark = pytest.mark.skipif(not POSTGRES or not shutil.which("nginx"), reason="needs PostgreSQL and nginx")
-
-
-def free_port() -> int:
-    with sockets.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def nginx_config(folder: pathlib.Path, port: int, upstreams: list[int]) -> str:
-    """The configuration docs/deployment.md shows, with the test's ports and folders."""
-    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;" for p in upstreams)
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    template = (ROOT / "docs" / "nginx.conf").read_text()
-    http = template.split("# --- http ---", 1)[1].replace("UPSTREAM_SERVERS", servers).replace(
-        "listen 80;", f"listen 127.0.0.1:{port};")
-    return f"""{user}worker_processes 1;
-pid {folder}/nginx.pid;
-error_log {folder}/error.log warn;
-events {{ worker_connections 1024; }}
-http {{
-  access_log off;
-  client_body_temp_path {folder}/body;
-  proxy_temp_path {folder}/proxy;
-  fastcgi_temp_path {folder}/fastcgi;
-  uwsgi_temp_path {folder}/uwsgi;
-  scgi_temp_path {folder}/scgi;
-{http}
-}}
-"""
 
 
 @pytest.fixture

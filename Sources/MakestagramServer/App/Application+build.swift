@@ -112,7 +112,9 @@ func buildApplication<S: Store>(
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(limit: connectionLimits.effectiveMaxConnections)
     logger.info("connection limit", metadata: ["max": "\(counter.limit)"])
-    let webSocketResponder = events.webSocketRouter().buildResponder()
+    let webSocketResponder = events.webSocketRouter(
+        mastodon: MastodonStreaming(store: store, hub: hub, limits: limits)
+    ).buildResponder()
     return Application(
         router: router,
         server: HTTPServerBuilder { responder in
@@ -145,10 +147,16 @@ func buildRouter<S: Store>(
     let limits = events.limits
     let accounts = AccountsController(
         store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost), deletion: deletion)
+    let oauth = OAuthController(store: store, limits: limits)
+    router.addRoutes(oauth.publicRoutes)
+    let mastodon = MastodonController(
+        store: store, worker: worker, limits: limits, maxUploadBytes: configuration.maxUploadBytes)
+    router.addRoutes(mastodon.publicRoutes)
     router.group("api/v1").addRoutes(accounts.publicRoutes)
     router.group("api/v1").addRoutes(events.publicRoutes)
     let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store, limits: limits))
     api.addRoutes(accounts.routes)
+    api.addRoutes(oauth.routes)
     api.addRoutes(
         ProfileController(
             store: store, worker: worker, limits: limits, maxUploadBytes: configuration.maxUploadBytes
@@ -163,6 +171,10 @@ func buildRouter<S: Store>(
     api.addRoutes(InteractionsController(store: store, limits: limits).routes)
     api.addRoutes(ActivityController(store: store).routes)
     api.addRoutes(ModerationController(store: store, media: worker.media).routes)
+    api.addRoutes(mastodon.routes)
+    api.addRoutes(MastodonStreaming(store: store, hub: events.hub, limits: limits).routes)
+    router.group("api/v2").add(middleware: BearerAuthMiddleware(store: store, limits: limits)).addRoutes(
+        mastodon.routesV2)
     let exports = configuration.dataDirectory.appendingPathComponent("exports")
     ExportController<S>.sweep(exports)
     api.addRoutes(

@@ -3,7 +3,8 @@ import Hummingbird
 import MakestagramStore
 import Synchronization
 
-/// Requires `Authorization: Bearer <token>` naming a live session, and puts its user into the context.
+/// Requires `Authorization: Bearer <token>` naming a live session, and puts its user into the context. A token an app
+/// holds (OAuth) must have been granted the scope the route needs (``RouteScopes``), or gets 403.
 struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = AppRequestContext
     let store: S
@@ -15,7 +16,14 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
     {
         guard let token = Self.bearerToken(request.headers) else { throw APIError.unauthorized }
         let hash = SessionToken.hash(token)
-        guard let user = try await store.sessionUser(tokenHash: hash) else { throw APIError.unauthorized }
+        guard let identity = try await store.session(tokenHash: hash) else { throw APIError.unauthorized }
+        if let granted = identity.scopes {
+            let scopes = Scopes(granted) ?? Scopes(values: [])
+            if let refusal = RouteScopes.refusal(method: request.method, path: context.endpointPath, scopes: scopes) {
+                throw APIError.forbidden(refusal)
+            }
+        }
+        let user = identity.user
         var context = context
         context.user = user
         context.tokenHash = hash

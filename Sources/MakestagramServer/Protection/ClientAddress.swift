@@ -78,6 +78,14 @@ public struct TrustedProxies: Sendable, Equatable {
         return Self.canonical(peerAddress)
     }
 
+    /// Whether the request reached the server over HTTPS: from a trusted proxy that says so in `X-Forwarded-Proto`.
+    func isHTTPS(peer: SocketAddress?, headers: HTTPFields) -> Bool {
+        guard let peerAddress = peer?.ipAddress, !ranges.isEmpty, contains(peerAddress),
+            let proto = headers[HTTPField.Name("X-Forwarded-Proto")!]
+        else { return false }
+        return proto.split(separator: ",").first?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
+    }
+
     /// One spelling per address (IPv4-mapped IPv6 as IPv4), so that a client cannot get a fresh limit by writing
     /// its address differently.
     static func canonical(_ address: String) -> String {

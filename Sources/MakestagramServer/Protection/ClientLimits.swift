@@ -61,6 +61,17 @@ final class ClientLimits: Sendable {
         proxies.client(peer: context.remoteAddress, headers: request.headers)
     }
 
+    /// The origin the client reached the server at (`https://host` behind a trusted proxy that terminates TLS), for
+    /// the absolute URLs that OAuth metadata and Mastodon's entities carry.
+    func origin(of request: Request, _ context: AppRequestContext) -> String {
+        origin(of: request, peer: context.remoteAddress)
+    }
+
+    func origin(of request: Request, peer: SocketAddress?) -> String {
+        let scheme = proxies.isHTTPS(peer: peer, headers: request.headers) ? "https" : "http"
+        return "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
+    }
+
     /// Takes one action of `kind` for `client`; throws 429 with when to retry when the client has used its share.
     func take(_ kind: Kind, client: String) throws {
         if let wait = limiter.take(rates[keyPath: kind.keyPath], kind: kind.rawValue, client: client) {

@@ -45,9 +45,16 @@ struct EventsController<S: Store>: Sendable {
             status: .created, response: EventTicket(ticket: issued.ticket, expiresAt: issued.expiresAt))
     }
 
-    /// The router that upgrades authenticated requests to the stream.
-    func webSocketRouter() -> Router<LiveRequestContext> {
+    /// The router that upgrades authenticated requests to the stream (and to Mastodon's, `mastodon`).
+    func webSocketRouter(mastodon: MastodonStreaming<S>) -> Router<LiveRequestContext> {
         let router = Router(context: LiveRequestContext.self)
+        router.group("api/v1/streaming")
+            .add(
+                middleware: LiveAuthMiddleware(store: store, tickets: tickets, acceptsAccessToken: true, limits: limits)
+            )
+            .ws("") { inbound, outbound, context in
+                try await mastodon.webSocket(inbound: inbound, outbound: outbound, context: context.requestContext)
+            }
         router.group("api/v1/events")
             .add(middleware: LiveAuthMiddleware(store: store, tickets: tickets))
             .ws("") { inbound, outbound, context in
@@ -89,15 +96,25 @@ struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = LiveRequestContext
     let store: S
     let tickets: EventTickets<S>
+    /// Whether the token may also come as `?access_token=` (Mastodon's streaming).
+    var acceptsAccessToken = false
+    /// For the origin the client reached the server at (Mastodon's entities carry absolute URLs).
+    var limits: ClientLimits?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
         var context = context
-        if let token = BearerAuthMiddleware<S>.bearerToken(request.headers) {
+        let accessToken =
+            acceptsAccessToken
+            ? request.uri.queryParameters.get("access_token").map { String($0) } : nil
+        if let token = BearerAuthMiddleware<S>.bearerToken(request.headers) ?? accessToken {
             let hash = SessionToken.hash(token)
-            if let user = try await store.sessionUser(tokenHash: hash) {
-                context.user = user
+            // An app's token needs a scope that allows reading posts; without it the socket closes as unauthorized.
+            if let identity = try await store.session(tokenHash: hash),
+                identity.scopes.map({ (Scopes($0) ?? Scopes(values: [])).allows(RouteScopes.stream) }) ?? true
+            {
+                context.user = identity.user
                 context.tokenHash = hash
             }
         } else if let ticket = request.uri.queryParameters.get("ticket"),
@@ -107,6 +124,7 @@ struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
             context.tokenHash = holder.tokenHash
         }
         if let user = context.user { context.logger[metadataKey: "user"] = "\(user.id)" }
+        context.origin = limits?.origin(of: request, peer: context.channel.remoteAddress)
         return try await next(request, context)
     }
 }

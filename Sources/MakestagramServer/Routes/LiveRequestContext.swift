@@ -12,6 +12,8 @@ struct LiveRequestContext: RequestContext, WebSocketRequestContext {
     /// Set by the upgrade's authentication.
     var user: UserSummary?
     var tokenHash: [UInt8]?
+    /// The origin the client reached the server at, where a stream needs it.
+    var origin: String?
 
     init(source: Source) {
         self.coreContext = .init(source: source)

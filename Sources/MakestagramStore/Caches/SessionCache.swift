@@ -6,7 +6,7 @@ import MakestagramAPI
 /// A log-out removes the entry (``StoreCaches/apply(_:)``, for ``StoreEvent/sessionEnded(tokenHash:)``) when it
 /// commits, before it is answered, and on every other instance when the change stream brings it; a lookup that raced
 /// the log-out cannot put the session back (see ``CommittedCache``).
-package typealias SessionCache = CommittedCache<SessionKey, UserSummary>
+package typealias SessionCache = CommittedCache<SessionKey, SessionIdentity>
 
 /// A SHA-256 token hash as four words: hashing and comparing it costs a few instructions.
 package struct SessionKey: Hashable, Sendable {

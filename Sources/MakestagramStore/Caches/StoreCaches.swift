@@ -76,12 +76,12 @@ package final class StoreCaches: Sendable {
         case .followChanged(let follower, _, _):
             timelines.followsChanged(viewer: follower)
         case .profileChanged(let user):
-            sessions.remove { $0.id == user.id }
+            sessions.remove { $0.user.id == user.id }
             renderEpochValue.add(1, ordering: .releasing)
         case .userRemoved(let user, _), .userRestored(let user):
             // Rare (a moderator's action, an account deleted), and the user's posts may sit in any timeline window
             // and their comments inside any rendered post: forget the windows and render posts again.
-            sessions.remove { $0.id == user }
+            sessions.remove { $0.user.id == user }
             timelines.removeAll()
             renderEpochValue.add(1, ordering: .releasing)
         case .activityChanged:

@@ -1,0 +1,431 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import MakestagramAPI
+import MakestagramStore
+
+/// The part of the Mastodon client API a photo app needs (docs/mastodon-api.md), over the same store and rules as
+/// the native API: posts are statuses with one photo, comments are replies, likes are favourites. Every route but the
+/// instance's needs a token; an app's token needs the route's scope (``RouteScopes``).
+struct MastodonController<S: Store>: Sendable {
+    let store: S
+    let worker: PhotoWorker
+    let limits: ClientLimits
+    let maxUploadBytes: Int
+
+    /// The version Mastodon clients read, in the form they parse.
+    static var version: String { "4.3.0 (compatible; Makestagram 1.0)" }
+
+    var publicRoutes: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        // The router matches these with a trailing slash too (Mastodon.py asks `/api/v1/instance/`).
+        routes.get("api/v1/instance", use: instanceV1)
+        routes.get("api/v2/instance", use: instanceV2)
+        return routes
+    }
+
+    /// Routes under `/api/v1` for a token.
+    var routes: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("accounts/verify_credentials", use: verifyCredentials)
+        routes.get("accounts/relationships", use: relationships)
+        routes.get("accounts/lookup", use: lookup)
+        routes.get("accounts/search", use: searchAccounts)
+        routes.get("accounts/:id", use: account)
+        routes.get("accounts/:id/statuses", use: accountStatuses)
+        routes.get("accounts/:id/followers") { try await followList($0, $1, followers: true) }
+        routes.get("accounts/:id/following") { try await followList($0, $1, followers: false) }
+        routes.post("accounts/:id/follow") { try await follow($0, $1, following: true) }
+        routes.post("accounts/:id/unfollow") { try await follow($0, $1, following: false) }
+        routes.get("timelines/home", use: homeTimeline)
+        routes.post("statuses", use: createStatus)
+        routes.get("statuses/:id", use: status)
+        routes.delete("statuses/:id", use: deleteStatus)
+        routes.get("statuses/:id/context", use: context)
+        routes.post("statuses/:id/favourite") { try await favourite($0, $1, liked: true) }
+        routes.post("statuses/:id/unfavourite") { try await favourite($0, $1, liked: false) }
+        routes.get("statuses/:id/favourited_by", use: favouritedBy)
+        routes.get("media/:id", use: media)
+        routes.get("notifications", use: notifications)
+        return routes
+    }
+
+    /// Routes under `/api/v2` for a token.
+    var routesV2: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.post("media", use: uploadMedia)
+        routes.get("search", use: search)
+        return routes
+    }
+
+    func mapper(_ request: Request, _ context: AppRequestContext) throws -> MastodonMapper<S> {
+        MastodonMapper(store: store, viewer: try context.requireUser().id, origin: limits.origin(of: request, context))
+    }
+
+    // MARK: Instance
+
+    func instanceFields(_ request: Request, _ context: AppRequestContext) -> [String: Any] {
+        let origin = limits.origin(of: request, context)
+        let host = request.head.authority ?? "127.0.0.1"
+        return [
+            "uri": host, "domain": host, "title": "Makestagram", "version": Self.version,
+            "source_url": "https://makestagram.dev",
+            "short_description": "Photos with your friends.", "description": "A Makestagram photo-sharing server.",
+            "email": "", "languages": ["en"], "registrations": true, "approval_required": false,
+            "invites_enabled": false, "rules": [],
+            "urls": ["streaming_api": origin.replacingOccurrences(of: "http", with: "ws")],
+            "configuration": [
+                "statuses": [
+                    "max_characters": Limits.captionLength.upperBound, "max_media_attachments": 1,
+                    "characters_reserved_per_url": 23,
+                ],
+                "media_attachments": [
+                    "supported_mime_types": ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"],
+                    "image_size_limit": maxUploadBytes, "image_matrix_limit": 50_000_000,
+                    "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0,
+                ],
+                "polls": ["max_options": 0, "max_characters_per_option": 0],
+                "accounts": ["max_featured_tags": 0, "max_pinned_statuses": 0],
+            ],
+        ]
+    }
+
+    @Sendable func instanceV1(_ request: Request, context: AppRequestContext) async throws -> Response {
+        var fields = instanceFields(request, context)
+        fields["stats"] = ["user_count": 0, "status_count": 0, "domain_count": 1]
+        return try OAuthController<S>.json(fields, status: .ok)
+    }
+
+    @Sendable func instanceV2(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let v1 = instanceFields(request, context)
+        let origin = limits.origin(of: request, context)
+        let fields: [String: Any] = [
+            "domain": v1["domain"]!, "title": "Makestagram", "version": Self.version,
+            "source_url": "https://makestagram.dev", "description": v1["description"]!,
+            "usage": ["users": ["active_month": 0]], "languages": ["en"],
+            "configuration": (v1["configuration"] as! [String: Any]).merging(
+                ["urls": ["streaming": origin.replacingOccurrences(of: "http", with: "ws")]],
+                uniquingKeysWith: { a, _ in a }),
+            "registrations": ["enabled": true, "approval_required": false, "message": NSNull()],
+            "contact": ["email": "", "account": NSNull()], "rules": [],
+            "api_versions": ["mastodon": 2],
+        ]
+        return try OAuthController<S>.json(fields, status: .ok)
+    }
+
+    // MARK: Accounts
+
+    func profile(_ context: AppRequestContext, viewer: Int64) async throws -> UserProfile {
+        guard let profile = try await store.profile(id: try context.id("id", of: "account"), viewer: viewer) else {
+            throw APIError.notFound("account")
+        }
+        return profile
+    }
+
+    @Sendable func verifyCredentials(_ request: Request, context: AppRequestContext) async throws
+        -> MastodonResponse
+    {
+        let mapper = try mapper(request, context)
+        guard let profile = try await store.profile(id: mapper.viewer, viewer: mapper.viewer) else {
+            throw APIError.unauthorized
+        }
+        return try MastodonResponse(mapper.account(profile, withSource: true))
+    }
+
+    @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        return try MastodonResponse(mapper.account(try await profile(context, viewer: mapper.viewer)))
+    }
+
+    @Sendable func lookup(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let acct = request.uri.queryParameters.get("acct") ?? ""
+        let username = String(acct.split(separator: "@").first ?? "")
+        guard Limits.isValidUsername(username.lowercased()),
+            let profile = try await store.profile(username: username.lowercased(), viewer: mapper.viewer)
+        else { throw APIError.notFound("account") }
+        return try MastodonResponse(mapper.account(profile))
+    }
+
+    @Sendable func searchAccounts(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let query = request.uri.queryParameters.get("q") ?? ""
+        guard !query.isEmpty, query.count <= 50 else { return try MastodonResponse([Mastodon.Account]()) }
+        let limit = min(Int(request.uri.queryParameters.get("limit") ?? "") ?? 20, 40)
+        let found = try await store.searchUsers(query: query, viewer: mapper.viewer, limit: max(limit, 1))
+        return try MastodonResponse(try await mapper.accounts(found))
+    }
+
+    @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let type = request.uri.queryParameters.get("type")
+        var accounts: [Mastodon.Account] = []
+        if type == nil || type == "accounts" {
+            let mapper = try mapper(request, context)
+            let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+            let name = query.hasPrefix("@") ? String(query.dropFirst()) : query
+            if !name.isEmpty, name.count <= 50 {
+                let found = try await store.searchUsers(query: name, viewer: mapper.viewer, limit: 20)
+                accounts = try await mapper.accounts(found)
+            }
+        }
+        return try MastodonResponse(Mastodon.SearchResults(accounts: accounts))
+    }
+
+    @Sendable func relationships(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        // `id[]=1&id[]=2`, its brackets percent-encoded or not, or `id=1`.
+        let ids = request.uri.queryParameters.compactMap { pair -> Int64? in
+            let name = String(pair.key).removingPercentEncoding
+            return name == "id[]" || name == "id" ? Int64(String(pair.value)) : nil
+        }
+        var answers: [Mastodon.Relationship] = []
+        for id in ids.prefix(40) { answers.append(try await mapper.relationship(id)) }
+        return try MastodonResponse(answers)
+    }
+
+    @Sendable func accountStatuses(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        let page = try MastodonPaging.request(request)
+        guard let result = try await store.posts(username: profile.username, viewer: mapper.viewer, page: page) else {
+            throw APIError.notFound("account")
+        }
+        return try MastodonResponse(
+            try await mapper.statuses(result.items),
+            link: MastodonPaging.link(
+                request, origin: mapper.origin, next: result.nextKey, newest: result.items.first?.id))
+    }
+
+    func followList(_ request: Request, _ context: AppRequestContext, followers: Bool) async throws
+        -> MastodonResponse
+    {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        var page = try MastodonPaging.request(request)
+        if case .newerThan = page.position { page.position = .start }
+        let result =
+            followers
+            ? try await store.followers(username: profile.username, page: page)
+            : try await store.following(username: profile.username, page: page)
+        guard let result else { throw APIError.notFound("account") }
+        return try MastodonResponse(
+            try await mapper.accounts(result.items),
+            link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
+    }
+
+    func follow(_ request: Request, _ context: AppRequestContext, following: Bool) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        try limits.take(.follows, user: mapper.viewer)
+        do {
+            _ = try await store.setFollow(viewer: mapper.viewer, username: profile.username, following: following)
+        } catch StoreError.cannotFollowSelf {
+            throw APIError.conflict(code: .cannotFollowSelf, detail: "You cannot follow yourself.")
+        }
+        return try MastodonResponse(try await mapper.relationship(profile.id))
+    }
+
+    // MARK: Statuses
+
+    @Sendable func homeTimeline(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let page = try MastodonPaging.request(request)
+        let result = try await store.timeline(viewer: mapper.viewer, page: page)
+        return try MastodonResponse(
+            try await mapper.statuses(result.items),
+            link: MastodonPaging.link(
+                request, origin: mapper.origin, next: result.nextKey, newest: result.items.first?.id))
+    }
+
+    /// A status ID: a post's number, or `c` and a comment's.
+    enum StatusID {
+        case post(Int64)
+        case comment(Int64)
+    }
+
+    func statusID(_ context: AppRequestContext) throws -> StatusID {
+        let text = context.parameters.get("id") ?? ""
+        if text.hasPrefix("c"), let id = Int64(text.dropFirst()), id > 0 { return .comment(id) }
+        guard let id = Int64(text), id > 0 else { throw APIError.notFound("status") }
+        return .post(id)
+    }
+
+    func post(_ context: AppRequestContext, viewer: Int64) async throws -> Post {
+        guard case .post(let id) = try statusID(context), let post = try await store.post(id: id, viewer: viewer)
+        else { throw APIError.notFound("status") }
+        return post
+    }
+
+    @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let post = try await post(context, viewer: mapper.viewer)
+        guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
+        return try MastodonResponse(status)
+    }
+
+    @Sendable func createStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let form = try await OAuthForm.read(request)
+        let text = try TextInput.multiline(
+            form.fields["status"]?.first ?? "", field: "status", length: Limits.captionLength)
+        let media = form.all("media_ids")
+        if let reply = form["in_reply_to_id"] {
+            // A reply is a comment on the post it answers.
+            guard let postID = Int64(reply), let post = try await store.post(id: postID, viewer: mapper.viewer) else {
+                throw APIError.notFound("status")
+            }
+            guard media.isEmpty else {
+                throw APIError.invalidField(field: "media_ids", reason: "replies are comments: they take no photo")
+            }
+            let comment = try TextInput.multiline(text, field: "status", length: Limits.commentLength)
+            try limits.take(.comments, user: mapper.viewer)
+            let created = try await store.addComment(postID: post.id, author: mapper.viewer, text: comment)
+            guard let author = try await mapper.profiles([mapper.viewer])[mapper.viewer] else {
+                throw APIError.unauthorized
+            }
+            return try MastodonResponse(mapper.status(created, postAuthor: post.author.id, author: author))
+        }
+        guard media.count == 1, let upload = Int64(media[0]) else {
+            throw APIError.invalidField(
+                field: "media_ids", reason: "a post is one photo: upload it with POST /api/v2/media first")
+        }
+        try limits.take(.posts, user: mapper.viewer)
+        let post = try await store.createPost(fromUpload: upload, userID: mapper.viewer, caption: text)
+        guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
+        return try MastodonResponse(status)
+    }
+
+    @Sendable func deleteStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        switch try statusID(context) {
+        case .comment(let id):
+            try await store.deleteComment(id: id, viewer: mapper.viewer)
+            return try MastodonResponse([String: String]())
+        case .post:
+            let post = try await post(context, viewer: mapper.viewer)
+            guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
+            worker.media.remove(try await store.deletePost(id: post.id, viewer: mapper.viewer))
+            return try MastodonResponse(status)
+        }
+    }
+
+    @Sendable func context(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let post = try await post(context, viewer: mapper.viewer)
+        var comments: [Comment] = []
+        var page = PageRequest(limit: 100)
+        while comments.count < 400, let result = try await store.comments(postID: post.id, page: page) {
+            comments += result.items
+            guard let next = result.nextKey else { break }
+            page = PageRequest(position: .after(next), limit: 100)
+        }
+        let profiles = try await mapper.profiles(comments.map(\.author.id))
+        let replies = comments.compactMap { comment in
+            profiles[comment.author.id].map { mapper.status(comment, postAuthor: post.author.id, author: $0) }
+        }
+        return try MastodonResponse(Mastodon.Context(ancestors: [], descendants: replies))
+    }
+
+    func favourite(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard case .post(let id) = try statusID(context) else {
+            throw APIError.invalidField(field: "id", reason: "comments cannot be favourited")
+        }
+        try limits.take(.likes, user: mapper.viewer)
+        _ = try await store.setLike(postID: id, viewer: mapper.viewer, liked: liked)
+        let post = try await post(context, viewer: mapper.viewer)
+        guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
+        return try MastodonResponse(status)
+    }
+
+    @Sendable func favouritedBy(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard case .post(let id) = try statusID(context) else { return try MastodonResponse([Mastodon.Account]()) }
+        var page = try MastodonPaging.request(request)
+        if case .newerThan = page.position { page.position = .start }
+        guard let result = try await store.likers(postID: id, page: page) else { throw APIError.notFound("status") }
+        return try MastodonResponse(
+            try await mapper.accounts(result.items),
+            link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
+    }
+
+    // MARK: Media
+
+    @Sendable func uploadMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        try limits.take(.posts, user: mapper.viewer)
+        let form = try await MultipartForm.read(request, limit: maxUploadBytes)
+        guard let file = form.parts["file"], file.data.readableBytes > 0 else {
+            throw APIError.invalidField(field: "file", reason: "attach the photo as the form field 'file'")
+        }
+        let stored = try await worker.store(Data(buffer: file.data))
+        let image = NewPost(
+            authorID: mapper.viewer, caption: "", width: stored.width, height: stored.height, full: stored.full,
+            thumb: stored.thumb, variants: stored.variants)
+        let upload: (id: Int64, expired: [String])
+        do {
+            upload = try await store.createMediaUpload(image, expiringBefore: Date().addingTimeInterval(-86_400))
+        } catch {
+            worker.media.remove(stored.fileNames)
+            throw error
+        }
+        worker.media.remove(upload.expired)
+        return try MastodonResponse(mapper.attachment(id: String(upload.id), image: Self.postImage(image)))
+    }
+
+    @Sendable func media(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard let id = Int64(context.parameters.get("id") ?? ""),
+            let upload = try await store.mediaUpload(id: id, userID: mapper.viewer)
+        else { throw APIError.notFound("media") }
+        return try MastodonResponse(mapper.attachment(id: String(id), image: Self.postImage(upload)))
+    }
+
+    static func postImage(_ image: NewPost) -> PostImage {
+        PostImage(
+            width: image.width, height: image.height, full: image.full.image, thumb: image.thumb.image,
+            variants: image.variants.map(\.image))
+    }
+
+    // MARK: Notifications
+
+    @Sendable func notifications(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        var page = try MastodonPaging.request(request)
+        if case .newerThan = page.position { page.position = .start }
+        let result = try await store.activity(userID: mapper.viewer, page: page)
+        let profiles = try await mapper.profiles(result.items.compactMap { $0.actors.first?.id })
+        var notifications: [Mastodon.Notification] = []
+        for group in result.items {
+            guard let actor = group.actors.first, let account = profiles[actor.id].map({ mapper.account($0) })
+            else { continue }
+            var status: Mastodon.Status?
+            if let postID = group.post?.id, let post = try await store.post(id: postID, viewer: mapper.viewer) {
+                if let comment = group.comment {
+                    status = Mastodon.Status(
+                        id: "c\(comment.id)", createdAt: group.createdAt, inReplyToId: OrNull(String(post.id)),
+                        inReplyToAccountId: OrNull(String(post.author.id)),
+                        uri: mapper.origin + "/p/\(post.id)#c\(comment.id)", url: mapper.origin + "/p/\(post.id)",
+                        repliesCount: 0, favouritesCount: 0, editedAt: nil, favourited: false,
+                        content: Mastodon.html(comment.text), text: OrNull(comment.text), account: account,
+                        mediaAttachments: [], tags: [])
+                } else {
+                    status = try await mapper.statuses([post]).first
+                }
+            }
+            let type =
+                switch group.kind {
+                case .like: "favourite"
+                case .comment: "mention"
+                case .follow: "follow"
+                }
+            notifications.append(
+                Mastodon.Notification(
+                    id: String(group.latestId), type: type, createdAt: group.createdAt, groupKey: group.id,
+                    account: account, status: OrNull(status)))
+        }
+        return try MastodonResponse(
+            notifications,
+            link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Hummingbird
+import MakestagramAPI
+import MakestagramStore
+
+/// Turns the store's users, posts, comments and activity into Mastodon's entities, for one request (whose origin
+/// makes the absolute URLs Mastodon's entities carry).
+struct MastodonMapper<S: Store>: Sendable {
+    let store: S
+    let viewer: Int64
+    let origin: String
+
+    init(store: S, viewer: Int64, origin: String) {
+        self.store = store
+        self.viewer = viewer
+        self.origin = origin
+    }
+
+    func absolute(_ path: String?) -> String? {
+        path.map { $0.hasPrefix("/") ? origin + $0 : $0 }
+    }
+
+    func account(_ profile: UserProfile, withSource: Bool = false) -> Mastodon.Account {
+        let avatar = absolute(profile.avatarLargeURL ?? profile.avatarURL) ?? origin + "/app/icon.svg"
+        return Mastodon.Account(
+            id: String(profile.id), username: profile.username, acct: profile.username,
+            displayName: profile.displayName, createdAt: profile.createdAt, note: Mastodon.html(profile.bio),
+            url: origin + "/u/" + profile.username, uri: origin + "/u/" + profile.username, avatar: avatar,
+            avatarStatic: avatar, header: origin + "/app/icon.svg", headerStatic: origin + "/app/icon.svg",
+            followersCount: profile.followerCount, followingCount: profile.followingCount,
+            statusesCount: profile.postCount, lastStatusAt: nil,
+            source: withSource ? OrNull(Mastodon.Account.Source(note: profile.bio)) : nil)
+    }
+
+    /// The profiles of `users` (each read once), as the viewer sees them; users no longer seen are left out.
+    func profiles(_ users: [Int64]) async throws -> [Int64: UserProfile] {
+        var profiles: [Int64: UserProfile] = [:]
+        for id in Set(users) {
+            if let profile = try await store.profile(id: id, viewer: viewer) { profiles[id] = profile }
+        }
+        return profiles
+    }
+
+    func accounts(_ users: [UserSummary]) async throws -> [Mastodon.Account] {
+        let profiles = try await profiles(users.map(\.id))
+        return users.compactMap { profiles[$0.id].map { account($0) } }
+    }
+
+    func attachment(id: String, image: PostImage) -> Mastodon.MediaAttachment {
+        Mastodon.MediaAttachment(
+            id: id, url: OrNull(absolute(image.full.url)), previewUrl: OrNull(absolute(image.thumb.url)),
+            meta: OrNull(
+                Mastodon.MediaAttachment.Meta(
+                    original: .init(width: image.width, height: image.height),
+                    small: .init(width: image.thumb.width, height: image.thumb.height))))
+    }
+
+    func status(_ post: Post, author: UserProfile) -> Mastodon.Status {
+        Mastodon.Status(
+            id: String(post.id), createdAt: post.createdAt, inReplyToId: nil, inReplyToAccountId: nil,
+            uri: origin + "/p/\(post.id)", url: origin + "/p/\(post.id)", repliesCount: post.commentCount,
+            favouritesCount: post.likeCount ?? 0, editedAt: OrNull(post.editedAt), favourited: post.viewerHasLiked,
+            content: Mastodon.html(post.caption), text: OrNull(post.caption), account: account(author),
+            mediaAttachments: [attachment(id: String(post.id), image: post.image)],
+            tags: Hashtags.of(post.caption).map { Mastodon.Tag(name: $0, url: origin + "/t/" + $0) })
+    }
+
+    /// A comment as a reply to its post's status.
+    func status(_ comment: Comment, postAuthor: Int64, author: UserProfile) -> Mastodon.Status {
+        Mastodon.Status(
+            id: "c\(comment.id)", createdAt: comment.createdAt, inReplyToId: OrNull(String(comment.postId)),
+            inReplyToAccountId: OrNull(String(postAuthor)), uri: origin + "/p/\(comment.postId)#c\(comment.id)",
+            url: origin + "/p/\(comment.postId)", repliesCount: 0, favouritesCount: 0, editedAt: nil,
+            favourited: false, content: Mastodon.html(comment.text), text: OrNull(comment.text),
+            account: account(author), mediaAttachments: [], tags: [])
+    }
+
+    func statuses(_ posts: [Post]) async throws -> [Mastodon.Status] {
+        let profiles = try await profiles(posts.map(\.author.id))
+        return posts.compactMap { post in profiles[post.author.id].map { status(post, author: $0) } }
+    }
+
+    func relationship(_ id: Int64) async throws -> Mastodon.Relationship {
+        let following = try await store.followed(by: viewer, among: [id]).contains(id)
+        let followedBy = try await store.followed(by: id, among: [viewer]).contains(viewer)
+        return Mastodon.Relationship(
+            id: String(id), following: following, showingReblogs: following, followedBy: followedBy)
+    }
+}

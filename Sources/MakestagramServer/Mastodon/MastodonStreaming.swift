@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdWebSocket
+import MakestagramAPI
+import MakestagramLive
+import MakestagramStore
+import NIOWebSocket
+
+/// Mastodon's streaming API as server-sent events, `GET /api/v1/streaming/user`: `update` (a post entering the home
+/// timeline), `notification` (a favourite, reply or follow), `delete` and `status.update`, with a heartbeat comment
+/// every 15 seconds. It reads the live engine's committed changes through an ``EventTap``; the stream ends when the
+/// token's session does (log-out, revoked app), when the account closes, or when the reader falls 1,000 events
+/// behind.
+struct MastodonStreaming<S: Store>: Sendable {
+    let store: S
+    let hub: LiveHub
+    let limits: ClientLimits
+    var heartbeat: Duration = .seconds(15)
+
+    var routes: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("streaming/user", use: user)
+        routes.get("streaming/health") { _, _ in "OK" }
+        return routes
+    }
+
+    enum Item: Sendable {
+        case event(StoreEvent)
+        case heartbeat
+    }
+
+    @Sendable func user(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let user = try context.requireUser()
+        guard let tokenHash = context.tokenHash else { throw APIError.unauthorized }
+        try limits.take(.sockets, user: user.id)
+        let mapper = MastodonMapper(store: store, viewer: user.id, origin: limits.origin(of: request, context))
+        let tap = hub.tap(user: user.id, tokenHash: tokenHash)
+        let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(10))
+        let heartbeat = heartbeat
+        let pump = Task {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in tap.events { continuation.yield(.event(event)) }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: heartbeat)
+                        continuation.yield(.heartbeat)
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+            continuation.finish()
+        }
+        let body = ResponseBody { [hub, store] writer in
+            defer {
+                hub.untap(tap)
+                pump.cancel()
+            }
+            try await writer.write(ByteBuffer(string: ":)\n\n"))
+            for await item in items {
+                switch item {
+                case .heartbeat:
+                    try await writer.write(ByteBuffer(string: ":thump\n\n"))
+                case .event(let event):
+                    tap.consumed()
+                    if let (name, payload) = try await Self.message(for: event, mapper: mapper, store: store) {
+                        try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(payload)\n\n"))
+                    }
+                }
+            }
+        }
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The event and payload Mastodon sends for a change, if it concerns the reader.
+    static func message(for event: StoreEvent, mapper: MastodonMapper<S>, store: S) async throws -> (String, String)? {
+        func json<T: Encodable>(_ value: T) throws -> String {
+            String(decoding: try Mastodon.encode(value), as: UTF8.self)
+        }
+        let viewer = mapper.viewer
+        switch event {
+        case .postCreated(let post, _):
+            guard let fresh = try await store.post(id: post.id, viewer: viewer),
+                let status = try await mapper.statuses([fresh]).first
+            else { return nil }
+            return ("update", try json(status))
+        case .postDeleted(let postID, _, _):
+            return ("delete", String(postID))
+        case .captionEdited(let postID, _, _, _):
+            guard let post = try await store.post(id: postID, viewer: viewer),
+                let status = try await mapper.statuses([post]).first
+            else { return nil }
+            return ("status.update", try json(status))
+        case .likeChanged(let change):
+            guard let post = try await store.post(id: change.postID, viewer: viewer),
+                let status = try await mapper.statuses([post]).first,
+                let actor = try await mapper.profiles([change.actor.id])[change.actor.id]
+            else { return nil }
+            return (
+                "notification",
+                try json(
+                    Mastodon.Notification(
+                        id: "like-\(change.postID)-\(change.actor.id)-\(change.version)", type: "favourite",
+                        createdAt: Date(), groupKey: "favourite-\(change.postID)", account: mapper.account(actor),
+                        status: OrNull(status)))
+            )
+        case .commentCreated(let comment, _, _):
+            guard comment.author.id != viewer, let post = try await store.post(id: comment.postId, viewer: viewer),
+                post.author.id == viewer, let author = try await mapper.profiles([comment.author.id])[comment.author.id]
+            else { return nil }
+            let reply = mapper.status(comment, postAuthor: viewer, author: author)
+            return (
+                "notification",
+                try json(
+                    Mastodon.Notification(
+                        id: "comment-\(comment.id)", type: "mention", createdAt: comment.createdAt,
+                        groupKey: "mention-\(comment.id)", account: reply.account, status: OrNull(reply)))
+            )
+        case .followChanged(let follower, _, _):
+            guard let profile = try await mapper.profiles([follower])[follower] else { return nil }
+            return (
+                "notification",
+                try json(
+                    Mastodon.Notification(
+                        id: "follow-\(follower)-\(viewer)", type: "follow", createdAt: Date(),
+                        groupKey: "follow-\(follower)", account: mapper.account(profile), status: nil))
+            )
+        default:
+            return nil
+        }
+    }
+}
+
+extension MastodonStreaming {
+    /// Mastodon's streaming API over a WebSocket, `GET /api/v1/streaming?stream=user` (the token as a bearer header or
+    /// `access_token`): the `user` stream's events as
+    /// `{"stream": ["user"], "event": …, "payload": "<JSON>"}`. Clients may also send
+    /// `{"type": "subscribe", "stream": "user"}`; other streams are not offered.
+    func webSocket(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: LiveRequestContext)
+        async throws
+    {
+        guard let user = context.user, let tokenHash = context.tokenHash else {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.unauthorized)),
+                reason: "send a valid access token with a scope that reads posts")
+        }
+        do {
+            try limits.take(.sockets, user: user.id)
+        } catch {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)), reason: "too many connections lately")
+        }
+        let origin = context.origin ?? "http://127.0.0.1"
+        let mapper = MastodonMapper(store: store, viewer: user.id, origin: origin)
+        let tap = hub.tap(user: user.id, tokenHash: tokenHash)
+        defer { hub.untap(tap) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { [store] in
+                for await event in tap.events {
+                    tap.consumed()
+                    guard let (name, payload) = try await Self.message(for: event, mapper: mapper, store: store)
+                    else { continue }
+                    let frame = try JSONSerialization.data(
+                        withJSONObject: ["stream": ["user"], "event": name, "payload": payload], options: [.sortedKeys])
+                    try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+                }
+                try await outbound.close(.normalClosure, reason: "stream ended")
+            }
+            // Subscriptions are to the user stream only; the socket lives as long as the client reads.
+            for try await _ in inbound.messages(maxSize: 16 * 1024) {}
+            group.cancelAll()
+        }
+    }
+}

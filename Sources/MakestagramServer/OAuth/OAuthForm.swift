@@ -1,0 +1,71 @@
+import Foundation
+import Hummingbird
+
+/// The fields of an OAuth request: `application/x-www-form-urlencoded` (what OAuth specifies and most clients send),
+/// or a JSON object (what some Mastodon clients send), or the query string for `GET /oauth/authorize`. A field may
+/// repeat (`redirect_uris[]`); JSON arrays become repeated fields.
+struct OAuthForm: Sendable {
+    private(set) var fields: [String: [String]] = [:]
+
+    /// The largest body read.
+    static let maxBytes = 64 * 1024
+
+    init(fields: [String: [String]]) {
+        self.fields = fields
+    }
+
+    /// The first value of `name` (or of `name[]`), trimmed; nil when absent or empty.
+    subscript(_ name: String) -> String? {
+        let value = (fields[name] ?? fields[name + "[]"])?.first?.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value?.isEmpty == false ? value : nil
+    }
+
+    /// Every value of `name` and `name[]`.
+    func all(_ name: String) -> [String] {
+        (fields[name] ?? []) + (fields[name + "[]"] ?? [])
+    }
+
+    /// Parses `name=value&…` as HTML forms encode it (`+` is a space).
+    init(urlEncoded text: Substring) {
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ part: Substring) -> String {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            }
+            let name = decode(parts[0])
+            guard !name.isEmpty else { continue }
+            fields[name, default: []].append(parts.count > 1 ? decode(parts[1]) : "")
+        }
+    }
+
+    /// The form a request's body holds.
+    static func read(_ request: Request) async throws -> OAuthForm {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBytes)
+        } catch {
+            throw APIError.payloadTooLarge(limit: maxBytes)
+        }
+        let text = String(buffer: buffer)
+        if type.hasPrefix("application/json") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                throw APIError.malformedBody("The body is not a JSON object.")
+            }
+            var fields: [String: [String]] = [:]
+            for (name, value) in object {
+                switch value {
+                case let text as String: fields[name] = [text]
+                case let number as NSNumber: fields[name] = [number.stringValue]
+                case let list as [Any]: fields[name] = list.compactMap { $0 as? String }
+                default: continue
+                }
+            }
+            return OAuthForm(fields: fields)
+        }
+        if type.hasPrefix("multipart/form-data") {
+            throw APIError.unsupportedMediaType("Send the fields form-encoded or as JSON.")
+        }
+        return OAuthForm(urlEncoded: Substring(text))
+    }
+}

@@ -1,0 +1,218 @@
+"""Real Mastodon clients nobody here wrote, with their default settings, against a server behind nginx over HTTPS
+(as a public server runs): Mastodon.py (mastodon-py 2.3.3) and the toot command line sign in through the server's
+own consent page (filled over HTTP, as a person would in the browser), post photos, page, favourite, follow, read
+notifications, stream, and revoke."""
+import html
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import pytest
+import requests
+from mastodon import Mastodon, StreamListener
+from mastodon.errors import MastodonAPIError
+
+from makestagram_server import ROOT, Nginx, Server
+
+PHOTOS = ROOT / "Tests" / "TestFixtures" / "photos"
+pytestmark = pytest.mark.skipif(not shutil.which("nginx"), reason="needs nginx")
+SCOPES = ["read", "write", "follow"]
+
+
+@pytest.fixture(scope="module")
+def public():
+    """A server behind nginx over HTTPS, whose certificate the clients trust (as they would a real one)."""
+    server = Server("--trusted-proxies", "127.0.0.1", "--rate-limit", "signups=10000/h")
+    proxy = Nginx([server.port], tls=True)
+    # requests reads the first, OpenSSL's default context (websocket-client's) the second.
+    names = ("REQUESTS_CA_BUNDLE", "SSL_CERT_FILE")
+    previous = {name: os.environ.get(name) for name in names}
+    for name in names:
+        os.environ[name] = str(proxy.certificate)
+    try:
+        yield proxy.base, server
+    finally:
+        for name, value in previous.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        proxy.stop()
+        server.stop()
+
+
+def sign_up(base: str, name: str) -> str:
+    answer = requests.post(base + "/api/v1/accounts", timeout=30,
+                           json={"username": name, "password": "correct horse", "displayName": name.title()})
+    assert answer.status_code == 201, answer.text
+    return answer.json()["token"]
+
+
+def consent(url: str, username: str) -> str:
+    """Opens the authorization page, signs in and approves; answers the code the page shows."""
+    page = requests.get(url, timeout=30)
+    assert page.status_code == 200 and "wants to use your account" in page.text
+    fields = {name: html.unescape(value)
+              for name, value in re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', page.text)}
+    fields.update(username=username, password="correct horse", decision="approve")
+    answer = requests.post(url.split("?")[0].rstrip("/"), data=fields, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return re.search(r'id="code">([^<]+)<', answer.text).group(1)
+
+
+def log_in(base: str, username: str, scopes=SCOPES) -> Mastodon:
+    client_id, secret = Mastodon.create_app("Pictures", api_base_url=base, scopes=scopes)
+    client = Mastodon(client_id=client_id, client_secret=secret, api_base_url=base)
+    code = consent(client.auth_request_url(scopes=scopes), username)
+    client.log_in(code=code, scopes=scopes)
+    return client
+
+
+def test_mastodon_py_signs_in_posts_pages_favourites_follows_streams_and_revokes(public):
+    base, _ = public
+    sign_up(base, "mara")
+    friend = sign_up(base, "felix")
+    friend_headers = {"Authorization": f"Bearer {friend}"}
+    mara = log_in(base, "mara")
+    assert mara.retrieve_mastodon_version() >= "4.0.0"
+    me = mara.account_verify_credentials()
+    assert me.username == "mara" and me.acct == "mara"
+
+    posted = []
+    for index in range(3):
+        media = mara.media_post(str(PHOTOS / "chelsea.jpg"))
+        assert media.type == "image" and media.url.startswith("https://")
+        posted.append(mara.status_post(f"Cat number {index} #cats", media_ids=[media.id]))
+    assert posted[-1].media_attachments[0].preview_url.startswith(base)
+    first = mara.timeline_home(limit=2)
+    second = mara.fetch_next(first)
+    assert [status.id for status in first + second] == [status.id for status in reversed(posted)]
+    assert "Cat number 0" in second[0].content
+
+    felix = mara.account_lookup("felix")
+    assert mara.account_follow(felix.id).following
+    assert mara.account_relationships([felix.id])[0].following
+
+    got = []
+
+    class Listener(StreamListener):
+        def on_notification(self, notification):
+            got.append((notification.type, notification.account.username))
+
+        def on_update(self, status):
+            got.append(("update", status.id))
+
+    stream = mara.stream_user(Listener(), run_async=True)
+    try:
+        time.sleep(0.5)
+        liked = requests.put(f"{base}/api/v1/posts/{posted[0].id}/like", headers=friend_headers, timeout=30)
+        assert liked.status_code == 200
+        deadline = time.time() + 20
+        while ("favourite", "felix") not in got and time.time() < deadline:
+            time.sleep(0.1)
+        assert ("favourite", "felix") in got, "the favourite arrived live"
+    finally:
+        stream.close()
+
+    assert [account.username for account in mara.status_favourited_by(posted[0].id)] == ["felix"]
+    assert [(n.type, n.account.username) for n in mara.notifications()][0] == ("favourite", "felix")
+    favourited = mara.status_favourite(posted[1].id)
+    assert favourited.favourited and favourited.favourites_count == 1
+    unfavourited = mara.status_unfavourite(posted[1].id)
+    assert not unfavourited.favourited and unfavourited.favourites_count == 0
+    reply = mara.status_post("Replying with a comment", in_reply_to_id=posted[0].id)
+    assert [status.id for status in mara.status_context(posted[0].id).descendants] == [reply.id]
+    assert mara.search_v2("feli", result_type="accounts").accounts[0].username == "felix"
+
+    # The web client's API sees the same post, with the like.
+    mine = requests.get(f"{base}/api/v1/posts/{posted[0].id}", headers=friend_headers, timeout=30).json()
+    assert mine["likeCount"] == 1 and mine["caption"] == "Cat number 0 #cats"
+
+    mara.revoke_access_token()
+    with pytest.raises(MastodonAPIError):
+        mara.account_verify_credentials()
+
+
+def test_the_websocket_stream_delivers_live_and_revoking_the_app_in_settings_cuts_it(public):
+    base, _ = public
+    owner = sign_up(base, "wanda")
+    fan = sign_up(base, "fred")
+    wanda = log_in(base, "wanda")
+    post = wanda.status_post("Live", media_ids=[wanda.media_post(str(PHOTOS / "rocket.jpg")).id])
+    got, aborted = [], []
+
+    class Listener(StreamListener):
+        def on_notification(self, notification):
+            got.append((notification.type, notification.account.username))
+
+        def on_abort(self, error):
+            aborted.append(error)
+
+    handle = wanda.stream_open_websocket(Listener())
+    try:
+        wanda.stream_user(Listener(), websocket_handle=handle)
+        time.sleep(0.5)
+        requests.put(f"{base}/api/v1/posts/{post.id}/like", headers={"Authorization": f"Bearer {fan}"}, timeout=30)
+        deadline = time.time() + 20
+        while ("favourite", "fred") not in got and time.time() < deadline:
+            time.sleep(0.1)
+        assert ("favourite", "fred") in got
+
+        # The owner revokes the app from their settings: its stream ends and its token fails.
+        owner_headers = {"Authorization": f"Bearer {owner}"}
+        apps = requests.get(base + "/api/v1/me/apps", headers=owner_headers, timeout=30).json()["items"]
+        assert [app["name"] for app in apps] == ["Pictures"]
+        revoked = requests.delete(f"{base}/api/v1/me/apps/{apps[0]['id']}", headers=owner_headers, timeout=30)
+        assert revoked.status_code == 204
+        deadline = time.time() + 20
+        while handle.connection is not None and handle.connection.connected and time.time() < deadline:
+            time.sleep(0.1)
+        assert not (handle.connection and handle.connection.connected), "the app's stream was cut"
+        with pytest.raises(MastodonAPIError):
+            wanda.account_verify_credentials()
+    finally:
+        handle.close()
+
+
+def test_a_read_only_token_cannot_write(public):
+    base, _ = public
+    sign_up(base, "rhea")
+    reader = log_in(base, "rhea", scopes=["read"])
+    assert reader.timeline_home() == []
+    with pytest.raises(MastodonAPIError) as refused:
+        reader.media_post(str(PHOTOS / "chelsea.jpg"))
+    assert "403" in str(refused.value) or "scope" in str(refused.value)
+    with pytest.raises(MastodonAPIError):
+        reader.account_follow(reader.account_verify_credentials().id)
+
+
+def test_toot_logs_in_and_posts_a_photo(public):
+    base, _ = public
+    token = sign_up(base, "tomas")
+    home = tempfile.mkdtemp(prefix="toot-")
+    env = dict(os.environ, XDG_CONFIG_HOME=home)
+    try:
+        login = subprocess.Popen(["toot", "login", "--instance", base], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True, env=env)
+        shown = ""
+        while "Login URL:" not in shown:
+            line = login.stdout.readline()
+            assert line, f"toot stopped: {shown}"
+            shown += line
+        url = login.stdout.readline().strip()
+        code = consent(url, "tomas")
+        rest, _ = login.communicate("n\n" + code + "\n", timeout=60)
+        assert login.returncode == 0 and "Successfully logged in" in rest, rest
+        posted = subprocess.run(["toot", "post", "--media", str(PHOTOS / "chelsea.jpg"), "Posted with toot"],
+                                capture_output=True, text=True, env=env, timeout=60)
+        assert posted.returncode == 0, posted.stderr
+        timeline = requests.get(base + "/api/v1/timeline", headers={"Authorization": f"Bearer {token}"},
+                                timeout=30).json()
+        assert timeline["items"][0]["caption"] == "Posted with toot"
+        assert timeline["items"][0]["image"]["variants"], "the photo went through the whole pipeline"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
