@@ -110,3 +110,39 @@ def test_a_moderator_removes_a_reported_post_and_suspends_its_author(browsers, s
     answer = requests.post(f"{server}/api/v1/sessions", json={"username": troll.username, "password": PASSWORD},
                            timeout=10)
     assert answer.status_code == 200
+
+
+def test_an_app_you_authorised_is_listed_in_settings_and_revoked_there(browsers, sign_up, server):
+    person = sign_up("appuser")
+    registered = requests.post(f"{server}/api/v1/apps", timeout=30, data={
+        "client_name": "Photo Frame", "redirect_uris": "urn:ietf:wg:oauth:2.0:oob", "scopes": "read"}).json()
+    page = requests.get(f"{server}/oauth/authorize", timeout=30, params={
+        "client_id": registered["client_id"], "redirect_uri": "urn:ietf:wg:oauth:2.0:oob", "response_type": "code",
+        "scope": "read"})
+    assert "Photo Frame" in page.text
+    approved = requests.post(f"{server}/oauth/authorize", timeout=30, data={
+        "client_id": registered["client_id"], "redirect_uri": "urn:ietf:wg:oauth:2.0:oob", "response_type": "code",
+        "scope": "read", "username": person.username, "password": PASSWORD, "decision": "approve"})
+    code = approved.text.split('id="code">')[1].split("<")[0]
+    token = requests.post(f"{server}/oauth/token", timeout=30, data={
+        "grant_type": "authorization_code", "client_id": registered["client_id"],
+        "client_secret": registered["client_secret"], "code": code,
+        "redirect_uri": "urn:ietf:wg:oauth:2.0:oob"}).json()["access_token"]
+    app_headers = {"Authorization": f"Bearer {token}"}
+    assert requests.get(f"{server}/api/v1/timeline", headers=app_headers, timeout=10).status_code == 200
+
+    browser = browsers()
+    # The consent page an app sends people to: the app's name, what it may do, and the sign-in form.
+    browser.open(page.url.replace(server, ""))
+    browser.wait_for("form[aria-label='Authorize Photo Frame']")
+    assert "See your posts" in browser.text("main")
+    assert browser.accessibility_violations() == []
+    browser.screenshot("oauth-consent")
+    browser.log_in(person)
+    browser.open("/settings")
+    browser.wait_until(lambda: "Photo Frame" in browser.text("#apps-title ~ .session-list"))
+    assert "may read" in browser.text("#apps-title ~ .session-list")
+    browser.click("button[aria-label='Revoke Photo Frame']")
+    browser.click("dialog .dialog-actions button:last-child")
+    browser.wait_until(lambda: "No apps can use your account" in browser.text("main"))
+    assert requests.get(f"{server}/api/v1/timeline", headers=app_headers, timeout=10).status_code == 401

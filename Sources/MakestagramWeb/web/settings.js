@@ -33,6 +33,74 @@ export function describeAgent(agent) {
 /** Field names in the server's problems, as the form labels them. */
 const FIELDS = { currentPassword: "Current password", newPassword: "New password" };
 
+/** The apps the user let into their account (OAuth), each with what it may do and a Revoke button. */
+function appsSection() {
+  const list = h("ul.session-list", { "aria-labelledby": "apps-title" });
+  const status = h("div.list-status", { role: "status" });
+  function row(app) {
+    const revoke = h(
+      "button.button.secondary.compact",
+      { type: "button", "aria-label": `Revoke ${app.name}` },
+      "Revoke",
+    );
+    const element = h(
+      "li.session",
+      {},
+      h(
+        "div.session-text",
+        {},
+        h("strong", {}, app.name),
+        h(
+          "span.muted.session-detail",
+          {},
+          app.website ? `${app.website} · ` : "",
+          `may ${app.scopes.split(" ").join(", ")} · since `,
+          new Date(app.authorizedAt).toLocaleDateString(),
+        ),
+      ),
+      revoke,
+    );
+    revoke.addEventListener("click", async () => {
+      const confirmed = await confirmDialog(
+        `Revoke ${app.name}?`,
+        `${app.name} will be logged out of your account at once and will need your permission again.`,
+        "Revoke",
+      );
+      if (!confirmed) return;
+      revoke.disabled = true;
+      try {
+        await api.delete(`/me/apps/${app.id}`);
+        element.remove();
+        if (!list.children.length) status.textContent = "No apps can use your account.";
+        toast(`${app.name} can no longer use your account.`);
+      } catch (problem) {
+        revoke.disabled = false;
+        toast(`Couldn't revoke ${app.name}: ${problem.message}`, { error: true });
+      }
+    });
+    return element;
+  }
+  async function load() {
+    status.textContent = "Loading…";
+    try {
+      const page = await api.get("/me/apps");
+      replace(list, page.items.map(row));
+      status.textContent = page.items.length ? "" : "No apps can use your account.";
+    } catch (problem) {
+      replace(status, retryLine("your apps", problem, load));
+    }
+  }
+  load();
+  return h(
+    "section.settings-section",
+    {},
+    h("h2.section-heading", { id: "apps-title" }, "Apps you've authorised"),
+    h("p.muted", {}, "Other apps you signed in to with your Makestagram account. They never see your password."),
+    status,
+    list,
+  );
+}
+
 /** "Delete your account": the password, a confirmation, and the account is gone (and this browser logged out). */
 function deleteAccountSection(endSession) {
   const password = field("delete-password", "Password", {
@@ -247,6 +315,7 @@ export function settingsView(root, { logOut, endSession }) {
         exportButton,
         exportStatus,
       ),
+      appsSection(),
       store.me?.isModerator
         ? h(
             "section.settings-section",
