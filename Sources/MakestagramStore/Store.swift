@@ -164,6 +164,14 @@ public protocol Store: Sendable {
     func createAppSession(userID: Int64, tokenHash: [UInt8], appID: Int64, scopes: String) async throws
     /// The apps that hold tokens of the user, most recently authorised first.
     func authorizedApps(userID: Int64) async throws -> [AuthorizedApp]
+    /// Records a token an app holds for itself (no user), with its scopes.
+    func createAppToken(tokenHash: [UInt8], appID: Int64, scopes: String) async throws
+    /// The app and scopes of an app's own token, or nil.
+    func appToken(tokenHash: [UInt8]) async throws -> (app: OAuthApp, scopes: String)?
+    /// Ends an app's own token; unknown hashes are ignored.
+    func deleteAppToken(tokenHash: [UInt8], appID: Int64) async throws
+    /// The app with this ID, or nil.
+    func oauthApp(id: Int64) async throws -> OAuthApp?
     /// Keeps a photo uploaded ahead of its post (`image`'s caption is ignored), whose files are on disk; answers its
     /// ID. Uploads older than `expiringBefore` are forgotten meanwhile: their files are answered for removal.
     func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (id: Int64, expired: [String])

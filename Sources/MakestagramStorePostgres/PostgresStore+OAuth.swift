@@ -107,3 +107,51 @@ extension PostgresStore {
         }
     }
 }
+
+extension PostgresStore {
+    public func createAppToken(tokenHash: [UInt8], appID: Int64, scopes: String) async throws {
+        _ = try await read { [logger] connection in
+            try await connection.query(
+                """
+                INSERT INTO oauth_app_tokens (token_hash, app_id, scopes, created_at)
+                VALUES (\(Data(tokenHash)), \(appID), \(scopes), \(Self.now))
+                """, logger: logger)
+        }
+    }
+
+    public func appToken(tokenHash: [UInt8]) async throws -> (app: OAuthApp, scopes: String)? {
+        try await read { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT a.id, a.client_id, a.secret_hash, a.name, a.website, a.redirect_uris, a.scopes, a.created_at,
+                  t.scopes
+                FROM oauth_app_tokens t JOIN oauth_apps a ON a.id = t.app_id WHERE t.token_hash = \(Data(tokenHash))
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return nil }
+            let (id, clientID, secret, name, website, uris, scopes, createdAt, granted) = try row.decode(
+                (Int64, String, Data, String, String?, String, String, Double, String).self)
+            let app = OAuthApp(
+                id: id, clientID: clientID, secretHash: Array(secret), name: name, website: website,
+                redirectURIs: uris.split(separator: "\n").map(String.init), scopes: scopes,
+                createdAt: Date(timeIntervalSince1970: createdAt))
+            return (app, granted)
+        }
+    }
+
+    public func deleteAppToken(tokenHash: [UInt8], appID: Int64) async throws {
+        _ = try await read { [logger] connection in
+            try await connection.query(
+                "DELETE FROM oauth_app_tokens WHERE token_hash = \(Data(tokenHash)) AND app_id = \(appID)",
+                logger: logger)
+        }
+    }
+
+    public func oauthApp(id: Int64) async throws -> OAuthApp? {
+        try await read { [logger] connection in
+            try await connection.query(
+                "SELECT \(unescaped: Self.appColumns) FROM oauth_apps WHERE id = \(id)", logger: logger
+            ).collect().first.map(Self.oauthApp)
+        }
+    }
+}

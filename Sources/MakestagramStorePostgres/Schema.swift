@@ -26,6 +26,7 @@ enum Schema {
         ("v11 session details", v11),
         ("v12 account status and moderation", v12),
         ("v13 third-party apps", v13),
+        ("v14 app tokens", v14),
     ]
 
     static let v1 = """
@@ -564,6 +565,16 @@ enum Schema {
           created_at double precision NOT NULL
         );
         CREATE INDEX media_uploads_user ON media_uploads(user_id);
+        """
+
+    /// Tokens an app holds for itself, without a user (OAuth's client-credentials grant).
+    static let v14 = """
+        CREATE TABLE oauth_app_tokens (
+          token_hash bytea PRIMARY KEY CHECK (length(token_hash) = 32),
+          app_id bigint NOT NULL REFERENCES oauth_apps(id) ON DELETE CASCADE,
+          scopes text NOT NULL,
+          created_at double precision NOT NULL
+        );
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two

@@ -61,6 +61,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v11 session details", migrate: Schema.v11)
         migrator.registerMigration("v12 account status and moderation", migrate: Schema.v12)
         migrator.registerMigration("v13 third-party apps", migrate: Schema.v13)
+        migrator.registerMigration("v14 app tokens", migrate: Schema.v14)
         return migrator
     }
 }

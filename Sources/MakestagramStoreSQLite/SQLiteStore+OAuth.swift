@@ -113,3 +113,39 @@ extension SQLiteStore {
         }
     }
 }
+
+extension SQLiteStore {
+    public func createAppToken(tokenHash: [UInt8], appID: Int64, scopes: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT INTO oauth_app_tokens (token_hash, app_id, scopes, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [Data(tokenHash), appID, scopes, Self.now])
+        }
+    }
+
+    public func appToken(tokenHash: [UInt8]) async throws -> (app: OAuthApp, scopes: String)? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT a.*, t.scopes AS token_scopes FROM oauth_app_tokens t JOIN oauth_apps a ON a.id = t.app_id
+                    WHERE t.token_hash = ?
+                    """, arguments: [Data(tokenHash)]
+            ).map { row in (Self.oauthApp(row), row["token_scopes"]) }
+        }
+    }
+
+    public func deleteAppToken(tokenHash: [UInt8], appID: Int64) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM oauth_app_tokens WHERE token_hash = ? AND app_id = ?",
+                arguments: [Data(tokenHash), appID])
+        }
+    }
+
+    public func oauthApp(id: Int64) async throws -> OAuthApp? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM oauth_apps WHERE id = ?", arguments: [id]).map(Self.oauthApp)
+        }
+    }
+}

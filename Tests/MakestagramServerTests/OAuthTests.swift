@@ -187,6 +187,38 @@ import Testing
         }
     }
 
+    @Test func anAppsOwnTokenReachesOnlyWhatNeedsNoUser() async throws {
+        try await TestServer.run { client, _ in
+            _ = try await client.signUp("alice")
+            let app = try await Self.register(client)
+            func grant(_ fields: [(String, String)]) async throws -> TestResponse {
+                try await Self.post(
+                    client, "/oauth/token",
+                    [("grant_type", "client_credentials"), ("client_id", app.clientID)] + fields)
+            }
+            #expect(try await grant([]).status == .unauthorized, "the secret is needed")
+            #expect(try await grant([("client_secret", app.secret), ("scope", "follow")]).status == .badRequest)
+            let answer = try Self.json(try await grant([("client_secret", app.secret)]))
+            #expect(answer["scope"] as? String == "read")
+            let token = try #require(answer["access_token"] as? String)
+            func verify() async throws -> TestResponse {
+                try await client.executeRequest(
+                    uri: "/api/v1/apps/verify_credentials", method: .get,
+                    headers: [.authorization: "Bearer \(token)"], body: nil)
+            }
+            let verified = try await verify()
+            let name = try Self.json(verified)["name"] as? String
+            #expect(verified.status == .ok && name == "Pics")
+            let timeline = try await client.executeRequest(
+                uri: "/api/v1/timeline", method: .get, headers: [.authorization: "Bearer \(token)"], body: nil)
+            #expect(timeline.status == .unauthorized, "no user behind it")
+            let revoked = try await Self.post(
+                client, "/oauth/revoke", [("client_id", app.clientID), ("client_secret", app.secret), ("token", token)])
+            #expect(revoked.status == .ok)
+            #expect(try await verify().status == .unauthorized)
+        }
+    }
+
     @Test func revokingEndsTheTokenAndTheAppListsItsGrants() async throws {
         try await TestServer.run({ $0.rateLimits = .unlimited }, setup: .live) { client, _ in
             let alice = try await client.signUp("alice")

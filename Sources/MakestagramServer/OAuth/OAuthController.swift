@@ -28,6 +28,7 @@ struct OAuthController<S: Store>: Sendable {
         routes.post("oauth/token", use: token)
         routes.post("oauth/revoke", use: revoke)
         routes.get(".well-known/oauth-authorization-server", use: metadata)
+        routes.get("api/v1/apps/verify_credentials", use: verifyApp)
         return routes
     }
 
@@ -218,9 +219,11 @@ struct OAuthController<S: Store>: Sendable {
         guard let grantType = form["grant_type"] else {
             return Self.oauthError("invalid_request", "grant_type is needed.")
         }
-        guard grantType == "authorization_code" else {
+        guard grantType == "authorization_code" || grantType == "client_credentials" else {
             return Self.oauthError(
-                "unsupported_grant_type", "Only the authorization_code grant is supported (with PKCE).")
+                "unsupported_grant_type",
+                "The authorization_code grant (with PKCE) and client_credentials are supported; implicit and password are not."
+            )
         }
         guard let clientID = form["client_id"], let app = try await store.oauthApp(clientID: clientID) else {
             return Self.oauthError("invalid_client", "Unknown client.", status: .unauthorized)
@@ -228,6 +231,9 @@ struct OAuthController<S: Store>: Sendable {
         let secret = form["client_secret"]
         if let secret, !Self.same(SessionToken.hash(secret), app.secretHash) {
             return Self.oauthError("invalid_client", "Wrong client secret.", status: .unauthorized)
+        }
+        if grantType == "client_credentials" {
+            return try await appToken(app, secret: secret, scope: form["scope"])
         }
         guard let code = form["code"],
             let grant = try await store.redeemAuthorizationCode(codeHash: SessionToken.hash(code)),
@@ -256,6 +262,46 @@ struct OAuthController<S: Store>: Sendable {
             ], status: .ok)
     }
 
+    /// A token the app holds for itself (RFC 6749 §4.4): it needs its secret, and reaches nothing of any user.
+    func appToken(_ app: OAuthApp, secret: String?, scope: String?) async throws -> Response {
+        guard secret != nil else {
+            return Self.oauthError(
+                "invalid_client", "The client_credentials grant needs the client secret.", status: .unauthorized)
+        }
+        guard let scopes = Scopes(scope ?? "read"), let allowed = Scopes(app.scopes), allowed.covers(scopes) else {
+            return Self.oauthError("invalid_scope", "The scopes asked for are not within the app's.")
+        }
+        let token = SessionToken.generate()
+        try await store.createAppToken(tokenHash: SessionToken.hash(token), appID: app.id, scopes: scopes.description)
+        return try Self.json(
+            [
+                "access_token": token, "token_type": "Bearer", "scope": scopes.description,
+                "created_at": Int(Date().timeIntervalSince1970),
+            ], status: .ok)
+    }
+
+    /// Mastodon's `GET /api/v1/apps/verify_credentials`: the app a token belongs to, for an app's own token or one a
+    /// user granted it.
+    @Sendable func verifyApp(_ request: Request, context: AppRequestContext) async throws -> Response {
+        guard let token = BearerAuthMiddleware<S>.bearerToken(request.headers) else { throw APIError.unauthorized }
+        let hash = SessionToken.hash(token)
+        var found: (app: OAuthApp, scopes: String)?
+        if let own = try await store.appToken(tokenHash: hash) {
+            found = own
+        } else if let session = try await store.session(tokenHash: hash), let appID = session.appID,
+            let app = try await store.oauthApp(id: appID)
+        {
+            found = (app, session.scopes ?? app.scopes)
+        }
+        guard let (app, scopes) = found else { throw APIError.unauthorized }
+        return try Self.json(
+            [
+                "id": String(app.id), "name": app.name, "website": app.website as Any,
+                "scopes": scopes.split(separator: " ").map(String.init),
+                "redirect_uri": app.redirectURIs.joined(separator: "\n"), "redirect_uris": app.redirectURIs,
+            ], status: .ok)
+    }
+
     /// RFC 7009: the token ends if it is the app's; the answer is the same whatever the token was.
     @Sendable func revoke(_ request: Request, context: AppRequestContext) async throws -> Response {
         let form = try await OAuthForm.read(request)
@@ -267,6 +313,7 @@ struct OAuthController<S: Store>: Sendable {
             if let session = try await store.session(tokenHash: hash), session.appID == app.id {
                 try await store.deleteSession(tokenHash: hash)
             }
+            try await store.deleteAppToken(tokenHash: hash, appID: app.id)
         }
         return try Self.json([:], status: .ok)
     }
@@ -279,7 +326,8 @@ struct OAuthController<S: Store>: Sendable {
                 "token_endpoint": base + "/oauth/token", "revocation_endpoint": base + "/oauth/revoke",
                 "app_registration_endpoint": base + "/api/v1/apps",
                 "scopes_supported": Scopes.known.sorted(), "response_types_supported": ["code"],
-                "response_modes_supported": ["query"], "grant_types_supported": ["authorization_code"],
+                "response_modes_supported": ["query"],
+                "grant_types_supported": ["authorization_code", "client_credentials"],
                 "code_challenge_methods_supported": ["S256"],
                 "token_endpoint_auth_methods_supported": ["client_secret_post", "none"],
                 "service_documentation": base + "/api/v1/openapi.yaml",
