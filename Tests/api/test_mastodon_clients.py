@@ -127,6 +127,10 @@ def test_mastodon_py_signs_in_posts_pages_favourites_follows_streams_and_revokes
     reply = mara.status_post("Replying with a comment", in_reply_to_id=posted[0].id)
     assert [status.id for status in mara.status_context(posted[0].id).descendants] == [reply.id]
     assert mara.search_v2("feli", result_type="accounts").accounts[0].username == "felix"
+    updated = mara.account_update_credentials(display_name="Mara M.", note="Cats & coffee",
+                                              avatar=str(PHOTOS / "chelsea.jpg"))
+    assert updated.display_name == "Mara M." and updated.source.note == "Cats & coffee"
+    assert "Cats &amp; coffee" in updated.note and "/media/" in updated.avatar
 
     # The web client's API sees the same post, with the like.
     mine = requests.get(f"{base}/api/v1/posts/{posted[0].id}", headers=friend_headers, timeout=30).json()

@@ -28,6 +28,7 @@ struct MastodonController<S: Store>: Sendable {
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("accounts/verify_credentials", use: verifyCredentials)
+        routes.patch("accounts/update_credentials", use: updateCredentials)
         routes.get("accounts/relationships", use: relationships)
         routes.get("accounts/lookup", use: lookup)
         routes.get("accounts/search", use: searchAccounts)
@@ -126,6 +127,45 @@ struct MastodonController<S: Store>: Sendable {
         -> MastodonResponse
     {
         let mapper = try mapper(request, context)
+        guard let profile = try await store.profile(id: mapper.viewer, viewer: mapper.viewer) else {
+            throw APIError.unauthorized
+        }
+        return try MastodonResponse(mapper.account(profile, withSource: true))
+    }
+
+    /// The profile fields a profile has: `display_name`, `note` (the bio) and `avatar` (a photo, multipart); the
+    /// others Mastodon knows (header, fields, locked, bot, …) are ignored, as unsupported.
+    @Sendable func updateCredentials(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        var name: String?
+        var note: String?
+        var avatar: Data?
+        if request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true {
+            let form = try await MultipartForm.read(request, limit: maxUploadBytes)
+            name = form.parts["display_name"].map { String(buffer: $0.data) }
+            note = form.parts["note"].map { String(buffer: $0.data) }
+            avatar = form.parts["avatar"].flatMap { $0.data.readableBytes > 0 ? Data(buffer: $0.data) : nil }
+        } else {
+            let form = try await OAuthForm.read(request)
+            name = form.fields["display_name"]?.first
+            note = form.fields["note"]?.first
+        }
+        let displayName = try name.map(TextInput.displayName)
+        let bio = try note.map { try TextInput.multiline($0, field: "note", length: Limits.bioLength) }
+        try limits.take(.edits, user: mapper.viewer)
+        if displayName != nil || bio != nil {
+            _ = try await store.updateProfile(userID: mapper.viewer, displayName: displayName, bio: bio)
+        }
+        if let avatar {
+            let files = try await worker.storeAvatar(avatar)
+            do {
+                let (_, replaced) = try await store.setAvatar(userID: mapper.viewer, files: files)
+                worker.media.remove(replaced)
+            } catch {
+                worker.media.remove([files.small, files.large])
+                throw error
+            }
+        }
         guard let profile = try await store.profile(id: mapper.viewer, viewer: mapper.viewer) else {
             throw APIError.unauthorized
         }

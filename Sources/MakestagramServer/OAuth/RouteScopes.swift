@@ -41,6 +41,7 @@ enum RouteScopes {
         "POST /api/v1/events/tickets": "read:statuses",
         // The Mastodon client API (MastodonController).
         "GET /api/v1/accounts/verify_credentials": "read:accounts:self",
+        "PATCH /api/v1/accounts/update_credentials": "write:accounts",
         "GET /api/v1/accounts/relationships": "read:follows",
         "GET /api/v1/accounts/lookup": "read:accounts",
         "GET /api/v1/accounts/search": "read:accounts",
