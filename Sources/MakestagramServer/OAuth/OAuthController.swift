@@ -233,7 +233,8 @@ struct OAuthController<S: Store>: Sendable {
             return Self.oauthError("invalid_client", "Wrong client secret.", status: .unauthorized)
         }
         if grantType == "client_credentials" {
-            return try await appToken(app, secret: secret, scope: form["scope"])
+            return try await appToken(
+                app, secret: secret, scope: form["scope"], client: limits.address(of: request, context))
         }
         guard let code = form["code"],
             let grant = try await store.redeemAuthorizationCode(codeHash: SessionToken.hash(code)),
@@ -263,7 +264,7 @@ struct OAuthController<S: Store>: Sendable {
     }
 
     /// A token the app holds for itself (RFC 6749 §4.4): it needs its secret, and reaches nothing of any user.
-    func appToken(_ app: OAuthApp, secret: String?, scope: String?) async throws -> Response {
+    func appToken(_ app: OAuthApp, secret: String?, scope: String?, client: String) async throws -> Response {
         guard secret != nil else {
             return Self.oauthError(
                 "invalid_client", "The client_credentials grant needs the client secret.", status: .unauthorized)
@@ -271,6 +272,8 @@ struct OAuthController<S: Store>: Sendable {
         guard let scopes = Scopes(scope ?? "read"), let allowed = Scopes(app.scopes), allowed.covers(scopes) else {
             return Self.oauthError("invalid_scope", "The scopes asked for are not within the app's.")
         }
+        // Counted with sign-ups (per address): each is a row that stays until revoked.
+        try limits.take(.signUps, client: client)
         let token = SessionToken.generate()
         try await store.createAppToken(tokenHash: SessionToken.hash(token), appID: app.id, scopes: scopes.description)
         return try Self.json(
