@@ -53,10 +53,11 @@ sign_up_bench_users() {
   done
 }
 
-# Starts the bare Hummingbird JSON endpoint on core 0; sets $bare_port.
+# Starts the bare Hummingbird JSON endpoint on core 0 (and, given a body and a headers file, /page answering them);
+# sets $bare_port.
 start_bare() {
   bare_port=$(free_port)
-  taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
+  taskset -c 0 "$bin/BareServer" "$bare_port" "$@" > "$work/bare.log" 2>&1 &
   bare_pid=$!
   sleep 1
 }
