@@ -441,14 +441,11 @@ struct MastodonController<S: Store>: Sendable {
             else { continue }
             var status: Mastodon.Status?
             if let postID = group.post?.id, let post = try await store.post(id: postID, viewer: mapper.viewer) {
-                if let comment = group.comment {
-                    status = Mastodon.Status(
-                        id: "c\(comment.id)", createdAt: group.createdAt, inReplyToId: OrNull(String(post.id)),
-                        inReplyToAccountId: OrNull(String(post.author.id)),
-                        uri: mapper.origin + "/p/\(post.id)#c\(comment.id)", url: mapper.origin + "/p/\(post.id)",
-                        repliesCount: 0, favouritesCount: 0, editedAt: nil, favourited: false,
-                        content: Mastodon.html(comment.text), text: OrNull(comment.text), account: account,
-                        mediaAttachments: [], tags: [])
+                if let comment = group.comment, let profile = profiles[actor.id] {
+                    // A comment on the reader's post: the reply itself, as MastodonMapper shows every comment.
+                    let reply = Comment(
+                        id: comment.id, postId: post.id, author: actor, text: comment.text, createdAt: group.createdAt)
+                    status = mapper.status(reply, postAuthor: post.author.id, author: profile)
                 } else {
                     status = try await mapper.statuses([post]).first
                 }
