@@ -22,6 +22,10 @@ public struct LiveOptions: Sendable {
     /// server negotiates no WebSocket extension. With an extension (per-message deflate) every frame goes through
     /// the WebSocket library's outbound writer, which applies it.
     public var directWrites = true
+    /// The kernel's send buffer for the socket, in bytes (nil: the kernel's own, which Linux grows up to
+    /// `tcp_wmem`'s maximum, 4 MiB by default). A fixed size bounds the kernel memory a client that stops reading
+    /// can hold, and lets the server see it fall behind after about this much instead of after megabytes.
+    public var sendBuffer: Int? = 64 * 1024
 
     public init() {}
 }
@@ -58,6 +62,10 @@ public struct LiveSession: Sendable {
     /// Serves the socket until it closes. A user over ``LiveOptions/maxSocketsPerUser`` is closed at once with
     /// ``LiveCloseCode/tryAgainLater``.
     public func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        if let size = options.sendBuffer {
+            // Setting it turns off the kernel's growing of this socket's buffer.
+            try? await channel.setOption(.socketOption(.so_sndbuf), value: SocketOptionValue(size))
+        }
         let connection = LiveConnection(
             user: user, tokenHash: tokenHash, queueLimit: options.queueLimit, channel: channel,
             closeGrace: .nanoseconds(Int64(options.closeGrace / .nanoseconds(1))), directWrites: options.directWrites)
