@@ -33,7 +33,7 @@ public enum StartupError: Error, CustomStringConvertible {
 }
 
 /// Opens (creating and migrating) the database — SQLite in the data folder, or the PostgreSQL database
-/// `configuration.database` names — sweeps stray media, seeds demo data if asked, and returns the application ready to
+/// `configuration.database` names — seeds demo data if asked, and returns the application ready to
 /// run.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
     let bus = LocalEventBus()
@@ -78,9 +78,6 @@ func buildApplication<S: Store>(
     _ = MetricsBootstrap.registry
     try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
     let media = try FolderMediaStorage(directory: configuration.mediaDirectory)
-    // Files younger than ten minutes may be another instance's upload whose row is not committed yet.
-    let swept = try media.sweep(keeping: try await store.referencedMediaFiles(), olderThan: .seconds(600))
-    if swept > 0 { logger.notice("removed media files no post refers to", metadata: ["count": "\(swept)"]) }
     let worker = PhotoWorker(
         processor: PhotoProcessor(maxPixels: configuration.maxPixels), media: media,
         concurrency: configuration.imageConcurrency)
@@ -126,8 +123,10 @@ func buildApplication<S: Store>(
         },
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
-        services: [hub, limits.hashing, VariantBackfill(store: store, worker: worker, logger: logger), deletion]
-            + services,
+        services: [
+            hub, limits.hashing, MediaSweep(store: store, media: media, logger: logger),
+            VariantBackfill(store: store, worker: worker, logger: logger), deletion,
+        ] + services,
         logger: logger)
 }
 

@@ -111,7 +111,7 @@ struct PostsController<S: Store>: Sendable {
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
         let files = try await store.deletePost(id: try context.id("id", of: "post"), viewer: user.id)
-        // After the row is gone; a crash before this line leaves files that the start-up sweep removes.
+        // After the row is gone; a crash before this line leaves files that the sweep after start-up removes.
         worker.media.remove(files)
         return .noContent
     }

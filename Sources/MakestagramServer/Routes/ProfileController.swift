@@ -63,7 +63,7 @@ struct ProfileController<S: Store>: Sendable {
 
     private func replaceAvatar(_ userID: Int64, _ files: AvatarFiles?) async throws -> UserProfile {
         let (profile, replaced) = try await store.setAvatar(userID: userID, files: files)
-        // After the change commits; a crash before this line leaves files that the start-up sweep removes.
+        // After the change commits; a crash before this line leaves files that the sweep after start-up removes.
         worker.media.remove(replaced)
         return profile
     }

@@ -1,0 +1,43 @@
+import Logging
+import MakestagramStore
+import NIOPosix
+import ServiceLifecycle
+
+/// Removes the media files no row refers to (left by a crash between writing files and committing their row, or
+/// between deleting a row and its files), once, in the background after start-up.
+///
+/// It does not hold up start-up: on a large instance reading every referenced name takes seconds (two million names
+/// at a million posts), and a rolling restart should not wait for housekeeping. Files younger than ``minimumAge``
+/// stay, so an upload in flight (on this instance after start-up, or on another sharing the folder) whose row is not
+/// committed when the names are read is never removed.
+struct MediaSweep<S: Store>: Service {
+    let store: S
+    let media: any MediaStorage
+    let logger: Logger
+    var minimumAge: Duration = .seconds(600)
+
+    func run() async throws {
+        do {
+            let started = ContinuousClock.now
+            let referenced = try await store.referencedMediaFiles()
+            let swept = try await NIOThreadPool.singleton.runIfActive { [media, minimumAge] in
+                try media.sweep(keeping: referenced, olderThan: minimumAge)
+            }
+            let metadata: Logger.Metadata = [
+                "count": "\(swept)", "referenced": "\(referenced.count)",
+                "seconds": "\((ContinuousClock.now - started).seconds)",
+            ]
+            if swept > 0 {
+                logger.notice("removed media files no post refers to", metadata: metadata)
+            } else {
+                logger.info("no stray media files", metadata: metadata)
+            }
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.warning("the sweep of stray media files failed", metadata: ["error": "\(error)"])
+        }
+        // A service that returns ends the whole server: this one waits for the server to stop.
+        try? await gracefulShutdown()
+    }
+}
