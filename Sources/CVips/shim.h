@@ -90,4 +90,12 @@ static inline int mk_cast_uchar(VipsImage *in, VipsImage **out) {
 
 static inline void mk_unref(VipsImage *image) { g_object_unref(image); }
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+/* Returns the C allocator's free memory, in every thread's arena, to the system. */
+static inline void mk_return_freed_memory(void) { malloc_trim(0); }
+#else
+static inline void mk_return_freed_memory(void) {}
+#endif
+
 #endif

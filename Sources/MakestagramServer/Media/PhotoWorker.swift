@@ -51,6 +51,7 @@ struct PhotoWorker: Sendable {
     func store(_ data: Data, crop: PhotoProcessor.Crop = .original) async throws -> Stored {
         try await permits.withPermit {
             try await NIOThreadPool.singleton.runIfActive { [processor, media] in
+                defer { PhotoProcessor.returnFreedMemory() }
                 let photo = try processor.process(data, crop: crop)
                 var written: [String] = []
                 func write(_ image: EncodedImage) throws -> StoredVariant {
