@@ -224,8 +224,9 @@ public protocol Store: Sendable {
 
     // MARK: Maintenance
 
-    /// Every media file name that some row references.
-    func referencedMediaFiles() async throws -> Set<String>
+    /// Every media file name that some row references. A SQLite store reads it in short transactions, so a file
+    /// of a post created meanwhile may be missing: the sweep leaves young files alone.
+    func referencedMediaFiles() async throws -> MediaNameSet
 }
 
 /// Answers whether the caller already holds a post at a version (for instance as rendered JSON); asked while the

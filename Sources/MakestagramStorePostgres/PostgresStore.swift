@@ -384,7 +384,7 @@ public final class PostgresStore: Store, Service {
 
     // MARK: Maintenance
 
-    public func referencedMediaFiles() async throws -> Set<String> {
+    public func referencedMediaFiles() async throws -> MediaNameSet {
         try await read { [logger] connection in
             let rows = try await connection.query(
                 """
@@ -395,11 +395,8 @@ public final class PostgresStore: Store, Service {
                 UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
                 UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM media_uploads WHERE variants IS NOT NULL
                 """, logger: logger)
-            var files = Set<String>()
-            for try await name in rows.decode(String.self) {
-                // A variant item is `<width>x<height>:<file>`.
-                files.insert(name.split(separator: ":", maxSplits: 1).last.map(String.init) ?? name)
-            }
+            var files = MediaNameSet()
+            for try await name in rows.decode(String.self) { files.insert(name) }
             return files
         }
     }

@@ -203,23 +203,42 @@ public struct SQLiteStore: Store {
 
     // MARK: Maintenance
 
-    public func referencedMediaFiles() async throws -> Set<String> {
-        try await read { db in
-            let rows = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
-                    UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
-                    UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
-                    UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
-                    """)
-            let variants = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT variants FROM posts WHERE variants IS NOT NULL
-                    UNION ALL SELECT variants FROM media_uploads WHERE variants IS NOT NULL
-                    """)
-            return Set(rows).union(variants.flatMap { StoredVariant.variants(column: $0).map(\.fileName) })
+    public func referencedMediaFiles() async throws -> MediaNameSet {
+        try await referencedMediaFiles(sliceSize: 20_000)
+    }
+
+    /// ``referencedMediaFiles()`` reading `sliceSize` rows at a time.
+    func referencedMediaFiles(sliceSize: Int) async throws -> MediaNameSet {
+        var files = MediaNameSet()
+        // Posts and users in slices of their IDs, each its own short read: one read of a million posts would hold
+        // a reader (and the WAL's checkpoint) for seconds.
+        for (table, columns) in [
+            ("posts", "full_file, thumb_file, variants"), ("users", "avatar_file, avatar_large_file, NULL"),
+            ("media_uploads", "full_file, thumb_file, variants"),
+        ] {
+            var after: Int64 = 0
+            while true {
+                try Task.checkCancellation()
+                let (slice, last) = try await read { [after] db -> (MediaNameSet, Int64?) in
+                    var slice = MediaNameSet()
+                    var last: Int64?
+                    let rows = try Row.fetchCursor(
+                        db, sql: "SELECT id, \(columns) FROM \(table) WHERE id > ? ORDER BY id LIMIT ?",
+                        arguments: [after, sliceSize])
+                    while let row = try rows.next() {
+                        last = row[0]
+                        for column in 1...2 { if let name: String = row[column] { slice.insert(name) } }
+                        if let variants: String = row[3] {
+                            for item in variants.split(separator: " ") { slice.insert(item) }
+                        }
+                    }
+                    return (slice, last)
+                }
+                files.formUnion(slice)
+                guard let last else { break }
+                after = last
+            }
         }
+        return files
     }
 }

@@ -126,7 +126,7 @@ struct Community {
             let name = community.users.keys.sorted().randomElement(using: &random)!
             let leaving = community.users[name]!
             try await store.createSession(userID: leaving, tokenHash: [UInt8](repeating: 9, count: 32))
-            let files = try await store.referencedMediaFiles()
+            let files = try await store.referencedMediaFiles().names
 
             try await store.beginAccountDeletion(userID: leaving, reserveUsernameUntil: Date().addingTimeInterval(60))
             // Hidden at once, before a single row goes.
@@ -150,7 +150,9 @@ struct Community {
             let rest = community.removing(leaving)
             try await rest.check(store)
             #expect(try await store.accountsBeingDeleted().isEmpty)
-            #expect(Set(removed) == files.subtracting(try await store.referencedMediaFiles()), "every file named once")
+            #expect(
+                Set(removed) == files.subtracting(try await store.referencedMediaFiles().names), "every file named once"
+            )
             await #expect(throws: StoreError.usernameTaken, "the username stays reserved") {
                 _ = try await store.createUser(NewUser(username: name, displayName: "Other", passwordHash: "x"))
             }

@@ -69,7 +69,8 @@ import Testing
                 variants: [StoredVariant(fileName: "up-320.webp", width: 320, height: 240)])
             let upload = try await store.createMediaUpload(image, expiringBefore: Date().addingTimeInterval(-60))
             #expect(upload.expired.isEmpty)
-            #expect(try await store.referencedMediaFiles().isSuperset(of: ["up-f.jpg", "up-t.jpg", "up-320.webp"]))
+            #expect(
+                try await store.referencedMediaFiles().names.isSuperset(of: ["up-f.jpg", "up-t.jpg", "up-320.webp"]))
             #expect(try await store.mediaUpload(id: upload.id, userID: bob) == nil)
             await #expect(throws: StoreError.notFound("media")) {
                 _ = try await store.createPost(fromUpload: upload.id, userID: bob, caption: "mine now")

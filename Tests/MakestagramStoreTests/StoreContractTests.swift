@@ -292,7 +292,7 @@ import Testing
             _ = try await store.setLike(postID: post, viewer: bob, liked: true)
             _ = try await store.addComment(postID: post, author: bob, text: "hi")
             try await store.report(postID: post, reporter: bob, reason: "spam")
-            let before = try await store.referencedMediaFiles()
+            let before = try await store.referencedMediaFiles().names
             #expect(before.count == 2)
             await #expect(throws: StoreError.forbidden) { _ = try await store.deletePost(id: post, viewer: bob) }
             #expect(try await store.post(id: post, viewer: bob) != nil)
@@ -300,7 +300,7 @@ import Testing
             #expect(Set(files) == before)
             #expect(try await store.post(id: post, viewer: bob) == nil)
             #expect(try await store.allTimeline(bob, pageSize: 10).isEmpty)
-            #expect(try await store.referencedMediaFiles().isEmpty)
+            #expect(try await store.referencedMediaFiles().names.isEmpty)
             #expect(try await store.profile(id: alice, viewer: alice)?.postCount == 0)
             await #expect(throws: StoreError.notFound("post")) {
                 _ = try await store.deletePost(id: post, viewer: alice)
@@ -367,7 +367,7 @@ import Testing
             let (withAvatar, noneReplaced) = try await store.setAvatar(userID: alice, files: first)
             #expect(noneReplaced.isEmpty)
             #expect(withAvatar.avatarURL == "/media/a1s.jpg" && withAvatar.avatarLargeURL == "/media/a1l.jpg")
-            #expect(try await store.referencedMediaFiles().isSuperset(of: ["a1s.jpg", "a1l.jpg"]))
+            #expect(try await store.referencedMediaFiles().names.isSuperset(of: ["a1s.jpg", "a1l.jpg"]))
             let seen = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
             #expect(seen.author.displayName == "Alice Archer" && seen.author.avatarURL == "/media/a1s.jpg")
             #expect(seen.recentComments.first?.author.displayName == "Alice Archer")
@@ -380,7 +380,7 @@ import Testing
             #expect(Set(replaced) == ["a1s.jpg", "a1l.jpg"] && replacedBy.avatarURL == "/media/a2s.jpg")
             let (removed, last) = try await store.setAvatar(userID: alice, files: nil)
             #expect(Set(last) == ["a2s.jpg", "a2l.jpg"] && removed.avatarURL == nil && removed.avatarLargeURL == nil)
-            #expect(try await store.referencedMediaFiles().intersection(["a2s.jpg", "a2l.jpg"]).isEmpty)
+            #expect(try await store.referencedMediaFiles().names.intersection(["a2s.jpg", "a2l.jpg"]).isEmpty)
             #expect(try await store.sessionUser(tokenHash: token)?.avatarURL == nil)
         }
     }

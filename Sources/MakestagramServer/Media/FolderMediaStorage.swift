@@ -33,7 +33,7 @@ protocol MediaStorage: Sendable {
     func remove(_ names: [String])
     /// Removes the files no row refers to that are older than `age` (younger ones may be an upload in flight on
     /// another instance, whose row is not committed yet); answers how many.
-    func sweep(keeping referenced: Set<String>, olderThan age: Duration) throws -> Int
+    func sweep(keeping referenced: MediaNameSet, olderThan age: Duration) throws -> Int
 }
 
 /// Media files in a folder (`<32 hex>.jpg` or `.webp`), written under a temporary name, flushed, renamed and the folder flushed:
@@ -115,7 +115,7 @@ struct FolderMediaStorage: MediaStorage {
     /// committing their row, or between deleting a row and its files (temporary files of a crashed write included).
     /// Answers how many were removed.
     @discardableResult
-    func sweep(keeping referenced: Set<String>, olderThan age: Duration) throws -> Int {
+    func sweep(keeping referenced: MediaNameSet, olderThan age: Duration) throws -> Int {
         let cutoff = Date().addingTimeInterval(-age.seconds)
         var removed = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !referenced.contains(name)

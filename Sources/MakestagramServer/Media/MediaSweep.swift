@@ -7,7 +7,8 @@ import ServiceLifecycle
 /// between deleting a row and its files), once, in the background after start-up.
 ///
 /// It does not hold up start-up: on a large instance reading every referenced name takes seconds (two million names
-/// at a million posts), and a rolling restart should not wait for housekeeping. Files younger than ``minimumAge``
+/// at a million posts), and a rolling restart should not wait for housekeeping. The read runs on the
+/// ``MaintenanceExecutor``, so it holds no event loop either. Files younger than ``minimumAge``
 /// stay, so an upload in flight (on this instance after start-up, or on another sharing the folder) whose row is not
 /// committed when the names are read is never removed.
 struct MediaSweep<S: Store>: Service {
@@ -19,7 +20,12 @@ struct MediaSweep<S: Store>: Service {
     func run() async throws {
         do {
             let started = ContinuousClock.now
-            let referenced = try await store.referencedMediaFiles()
+            // Shutting down cancels the read between two slices.
+            let referenced = try await cancelWhenGracefulShutdown {
+                try await withTaskExecutorPreference(MaintenanceExecutor.shared) {
+                    try await store.referencedMediaFiles()
+                }
+            }
             let swept = try await NIOThreadPool.singleton.runIfActive { [media, minimumAge] in
                 try media.sweep(keeping: referenced, olderThan: minimumAge)
             }
