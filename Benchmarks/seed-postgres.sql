@@ -14,9 +14,11 @@ WHERE ((i * 7919 + j * 104729) % 10000) + 1 <> i
 ON CONFLICT DO NOTHING;
 
 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height, thumb_file, thumb_width,
-  thumb_height, created_at)
+  thumb_height, variants, created_at)
 SELECT (random() * 9999)::bigint + 1, 'Benchmark post number ' || i || ' with a caption of ordinary length #bench',
   1080, 720, lpad(to_hex(i), 32, '0') || '.jpg', 1080, 720, lpad(to_hex(1000000 + i), 32, '0') || '.jpg', 320, 320,
+  '320x213:' || lpad(to_hex(2000000 + i), 32, '0') || '.webp 640x427:' || lpad(to_hex(3000000 + i), 32, '0')
+    || '.webp 1080x720:' || lpad(to_hex(4000000 + i), 32, '0') || '.webp',
   1700000000 + i
 FROM generate_series(1, 100000) i;
 

@@ -16,9 +16,11 @@ WHERE ((i * 7919 + j * 104729) % 10000) + 1 <> i;
 
 WITH RECURSIVE p(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM p WHERE i < 100000)
 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height, thumb_file, thumb_width,
-  thumb_height, created_at)
+  thumb_height, variants, created_at)
 SELECT (abs(random()) % 10000) + 1, 'Benchmark post number ' || i || ' with a caption of ordinary length #bench',
-  1080, 720, printf('%032x.jpg', i), 1080, 720, printf('%032x.jpg', 1000000 + i), 320, 320, 1700000000 + i FROM p;
+  1080, 720, printf('%032x.jpg', i), 1080, 720, printf('%032x.jpg', 1000000 + i), 320, 320,
+  printf('320x213:%032x.webp 640x427:%032x.webp 1080x720:%032x.webp', 2000000 + i, 3000000 + i, 4000000 + i),
+  1700000000 + i FROM p;
 
 WITH RECURSIVE l(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM l WHERE i < 1000000)
 INSERT OR IGNORE INTO likes (post_id, user_id, created_at)

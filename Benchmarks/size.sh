@@ -28,9 +28,11 @@ PRAGMA temp_store = MEMORY;
 BEGIN;
 WITH RECURSIVE p(i) AS (SELECT (SELECT count(*) FROM posts) + 1 UNION ALL SELECT i + 1 FROM p WHERE i < $posts_to)
 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height, thumb_file, thumb_width,
-  thumb_height, created_at)
+  thumb_height, variants, created_at)
 SELECT 65 + (abs(random()) % 99936), 'Benchmark post number ' || i || ' with a caption of ordinary length #bench',
-  1080, 720, printf('%032x.jpg', i), 1080, 720, printf('%032x.jpg', 100000000 + i), 320, 320, 1700000000 + i FROM p;
+  1080, 720, printf('%032x.jpg', i), 1080, 720, printf('%032x.jpg', 100000000 + i), 320, 320,
+  printf('320x213:%032x.webp 640x427:%032x.webp 1080x720:%032x.webp', 200000000 + i, 300000000 + i, 400000000 + i),
+  1700000000 + i FROM p;
 INSERT OR IGNORE INTO likes (post_id, user_id, created_at)
 SELECT p.id, 1 + (abs(random()) % 100000), 1700000000 + p.id FROM posts p,
   (WITH RECURSIVE k(j) AS (SELECT 1 UNION ALL SELECT j + 1 FROM k WHERE j < 10) SELECT j FROM k)
