@@ -95,7 +95,7 @@ POSTS=1000000 TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c32 -d60s --latency -s
 mixed_toggles=$!
 wait "$mixed_timeline" "$mixed_toggles"
 # Resident memory, and its two parts: the server's own (anonymous) memory, and the database file's pages that SQLite's
-# memory map (mmap_size = 1 GiB) has mapped, which the kernel shares with its page cache and reclaims under pressure.
+# memory map (mmap_size = 256 MiB) has mapped, which the kernel shares with its page cache and reclaims under pressure.
 rss=$(awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$server_pid/status")
 anon=$(awk '/RssAnon/ {print int($2 / 1024)}' "/proc/$server_pid/status")
 file=$(awk '/RssFile/ {print int($2 / 1024)}' "/proc/$server_pid/status")
