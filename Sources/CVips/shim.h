@@ -94,8 +94,12 @@ static inline void mk_unref(VipsImage *image) { g_object_unref(image); }
 #include <malloc.h>
 /* Returns the C allocator's free memory, in every thread's arena, to the system. */
 static inline void mk_return_freed_memory(void) { malloc_trim(0); }
+/* At most `count` allocator arenas (glibc's default is eight per core): every thread that decodes or encodes would
+ * otherwise keep an arena of its own, each holding the freed buffers of the largest image it handled. */
+static inline void mk_limit_allocator_arenas(int count) { mallopt(M_ARENA_MAX, count); }
 #else
 static inline void mk_return_freed_memory(void) {}
+static inline void mk_limit_allocator_arenas(int count) { (void)count; }
 #endif
 
 #endif
