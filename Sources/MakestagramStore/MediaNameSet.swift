@@ -39,6 +39,11 @@ public struct MediaNameSet: Sendable {
         }
     }
 
+    /// Whether `name` has the form of the names the server gives its media files.
+    public static func isGivenName(_ name: String) -> Bool {
+        packed(name[...]) != nil
+    }
+
     public var count: Int { jpeg.count + webp.count + others.count }
     public var isEmpty: Bool { count == 0 }
 

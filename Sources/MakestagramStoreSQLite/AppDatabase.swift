@@ -29,9 +29,8 @@ public struct AppDatabase: Sendable {
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }
         configuration.maximumReaderCount = readers
-        // Another process may write to the same file while the server runs (`makestagram admin grant`, a backup's
-        // `VACUUM INTO`): its transaction waits for the other to commit instead of failing with "database is
-        // locked" at once.
+        // Another process may write to the same file while the server runs (`makestagram admin grant`): its
+        // transaction waits for the other to commit instead of failing with "database is locked" at once.
         configuration.busyMode = .timeout(5)
         let pool = try DatabasePool(path: path, configuration: configuration)
         // FULL: each commit's log reaches the disk (fsync) before the commit returns, so a write the client was

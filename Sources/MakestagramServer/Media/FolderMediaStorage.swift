@@ -48,9 +48,7 @@ struct FolderMediaStorage: MediaStorage {
 
     /// Whether `name` is a name this store could have given (so that no client string ever reaches the file system).
     static func isValidName(_ name: String) -> Bool {
-        guard (name.utf8.count == 36 && name.hasSuffix(".jpg")) || (name.utf8.count == 37 && name.hasSuffix(".webp"))
-        else { return false }
-        return name.utf8.prefix(32).allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        MediaNameSet.isGivenName(name)
     }
 
     func path(for name: String) -> String? {
