@@ -28,12 +28,85 @@ public struct URLSessionTransport: HTTPTransport {
         if let progress, let body = request.httpBody {
             (data, response) = try await UploadDelegate.upload(request, body: body, progress: progress)
         } else {
-            (data, response) = try await session.data(for: request)
+            (data, response) = try await Self.data(for: request, in: session)
         }
         guard let http = response as? HTTPURLResponse else {
             throw MakestagramError.invalidResponse("not an HTTP response")
         }
         return (data, http)
+    }
+
+    /// `session.data(for:)`, with cancellation that is safe on Linux (see ``RequestAnswer``).
+    static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
+        let answer = RequestAnswer()
+        let task = session.dataTask(with: request) { data, response, error in
+            if let error {
+                answer.deliver(.failure(error))
+            } else if let data, let response {
+                answer.deliver(.success((data, response)))
+            } else {
+                answer.deliver(.failure(URLError(.badServerResponse)))
+            }
+        }
+        return try await answer.wait(for: task)
+    }
+}
+
+/// The answer to one URLSession task, delivered to its caller once: the response, the error, or — when the caller
+/// is cancelled — `CancellationError`.
+///
+/// On Linux, swift-corelibs-foundation cannot cancel a task safely: `URLSessionTask.cancel()` from a cancellation
+/// handler deadlocks with a request completing at that moment (swift-corelibs-foundation issue 5412; its own async
+/// `data(for:)` does exactly this), and a cancel that races the task's end crashes ("a task that in not in the
+/// registry"). So there a cancelled caller gets its answer at once and the request runs to its end unheard. On
+/// Apple platforms the task is cancelled.
+final class RequestAnswer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+    private var early: Result<(Data, URLResponse), any Error>?
+    private var delivered = false
+
+    /// Hands over the answer; only the first one counts.
+    func deliver(_ result: Result<(Data, URLResponse), any Error>) {
+        let waiting = lock.withLock { () -> CheckedContinuation<(Data, URLResponse), any Error>? in
+            guard !delivered else { return nil }
+            guard let continuation else {
+                if early == nil { early = result }
+                return nil
+            }
+            delivered = true
+            self.continuation = nil
+            return continuation
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// Starts `task` and waits for its answer (or for the caller's cancellation).
+    func wait(for task: URLSessionTask) async throws -> (Data, URLResponse) {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let result = lock.withLock { () -> Result<(Data, URLResponse), any Error>? in
+                    if let early {
+                        delivered = true
+                        return early
+                    }
+                    self.continuation = continuation
+                    return nil
+                }
+                if let result {
+                    continuation.resume(with: result)
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            #if canImport(FoundationNetworking)
+                // Not on this thread: it holds the cancelled task's status lock, which resuming it may need.
+                DispatchQueue.global().async { self.deliver(.failure(CancellationError())) }
+            #else
+                task.cancel()
+            #endif
+        }
     }
 }
 
@@ -43,7 +116,7 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     private let progress: @Sendable (Double) -> Void
     private let lock = NSLock()
     private var received = Data()
-    private var continuation: CheckedContinuation<(Data, URLResponse), any Error>?
+    private let answer = RequestAnswer()
 
     private init(progress: @escaping @Sendable (Double) -> Void) {
         self.progress = progress
@@ -58,14 +131,7 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
         var request = request
         request.httpBody = nil
         let task = session.uploadTask(with: request, from: body)
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                delegate.lock.withLock { delegate.continuation = continuation }
-                task.resume()
-            }
-        } onCancel: {
-            task.cancel()
-        }
+        return try await delegate.answer.wait(for: task)
     }
 
     func urlSession(
@@ -81,16 +147,13 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let (continuation, data) = lock.withLock { () -> (CheckedContinuation<(Data, URLResponse), any Error>?, Data) in
-            defer { self.continuation = nil }
-            return (self.continuation, received)
-        }
+        let data = lock.withLock { received }
         if let error {
-            continuation?.resume(throwing: error)
+            answer.deliver(.failure(error))
         } else if let response = task.response {
-            continuation?.resume(returning: (data, response))
+            answer.deliver(.success((data, response)))
         } else {
-            continuation?.resume(throwing: URLError(.badServerResponse))
+            answer.deliver(.failure(URLError(.badServerResponse)))
         }
     }
 }
