@@ -13,8 +13,9 @@ import Synchronization
 /// everyone else: each is written into its own gap between the entry's parts. The
 /// store asks ``holds(_:_:epoch:)`` while it reads a list and decodes only the posts held at no or another version.
 final class RenderedPosts: Sendable {
-    /// A post's JSON without its like count and the value of `viewerHasLiked`.
-    struct Rendered: Sendable {
+    /// A post's JSON without its like count and the value of `viewerHasLiked`. A class: a page hands 20 of them
+    /// around, and a reference is one retain where this struct's copy was a dozen fields' worth.
+    final class Rendered: Sendable {
         let version: Int64
         /// The store's render epoch when the post was read.
         let epoch: UInt64
@@ -27,6 +28,20 @@ final class RenderedPosts: Sendable {
         /// Whether only `author` sees the count.
         let countHidden: Bool
         let author: Int64
+
+        init(
+            version: Int64, epoch: UInt64, json: ByteBuffer, countSplit: Int, split: Int, likeCount: Int,
+            countHidden: Bool, author: Int64
+        ) {
+            self.version = version
+            self.epoch = epoch
+            self.json = json
+            self.countSplit = countSplit
+            self.split = split
+            self.likeCount = likeCount
+            self.countHidden = countHidden
+            self.author = author
+        }
 
         func showsCount(to viewer: Int64) -> Bool { !countHidden || viewer == author }
     }
@@ -54,12 +69,6 @@ final class RenderedPosts: Sendable {
     /// Answers whether a post is held at a version for a list read at `epoch` (the store's ``KnownPosts``).
     func known(epoch: UInt64) -> KnownPosts {
         { [self] id, version in holds(id, version, epoch: epoch) }
-    }
-
-    private func rendered(_ id: Int64, version: Int64, epoch: UInt64) -> Rendered? {
-        state.withLock { state in
-            state.entries[id].flatMap { $0.version == version && $0.epoch == epoch ? $0 : nil }
-        }
     }
 
     /// Renders a post and keeps it, unless a newer version or epoch is already held (two lists read around a
@@ -96,39 +105,49 @@ final class RenderedPosts: Sendable {
     func page(
         _ result: PageResult<ListedPost>, list: String, viewer: Int64, epoch: UInt64, store: some Store
     ) async throws -> WrittenJSON {
-        var items: [(rendered: Rendered, viewerHasLiked: Bool)?] = []
-        items.reserveCapacity(result.items.count)
-        var dropped: [Int64] = []
-        for item in result.items {
-            switch item {
-            case .post(let post):
-                items.append((keep(post, epoch: epoch), post.viewerHasLiked))
-            case .known(let id, let version, let viewerHasLiked):
-                let held = rendered(id, version: version, epoch: epoch)
-                items.append(held.map { ($0, viewerHasLiked) })
-                if held == nil { dropped.append(id) }
+        // The held entries, under one lock for the whole page.
+        var items = state.withLock { state in
+            result.items.map { item -> Rendered? in
+                guard case .known(let id, let version, _) = item, let held = state.entries[id],
+                    held.version == version && held.epoch == epoch
+                else { return nil }
+                return held
             }
         }
+        var dropped: [Int64] = []
+        for (index, item) in result.items.enumerated() where items[index] == nil {
+            switch item {
+            case .post(let post): items[index] = keep(post, epoch: epoch)
+            case .known(let id, _, _): dropped.append(id)
+            }
+        }
+        var likedByViewer = result.items.map(\.viewerHasLiked)
         if !dropped.isEmpty {
             let posts = Dictionary(
                 try await store.posts(ids: dropped, viewer: viewer).map { ($0.id, $0) },
                 uniquingKeysWith: { first, _ in first })
             for (index, item) in result.items.enumerated() where items[index] == nil {
                 // A post deleted meanwhile is left out.
-                if let post = posts[item.id] { items[index] = (keep(post, epoch: epoch), post.viewerHasLiked) }
+                if let post = posts[item.id] {
+                    items[index] = keep(post, epoch: epoch)
+                    likedByViewer[index] = post.viewerHasLiked
+                }
             }
         }
-        var writer = JSONWriter(
-            capacity: 256 + items.reduce(0) { $0 + ($1?.rendered.json.readableBytes ?? 0) + 8 })
+        // Constants from here on: the closure below reads them without exclusivity checks.
+        let entries = items
+        let liked = likedByViewer
+        var writer = JSONWriter(capacity: 256 + entries.reduce(0) { $0 + ($1?.json.readableBytes ?? 0) + 32 })
         writer.page(
-            items.compactMap { $0 }, next: result.nextCursor(list), newer: result.newerCursor(list)
-        ) { writer, item in
-            let rendered = item.rendered
+            entries.indices.lazy.filter { entries[$0] != nil }, next: result.nextCursor(list),
+            newer: result.newerCursor(list)
+        ) { writer, index in
+            let rendered = entries[index].unsafelyUnwrapped
             rendered.json.withUnsafeReadableBytes { json in
                 writer.json(UnsafeRawBufferPointer(rebasing: json[..<rendered.countSplit]))
                 if rendered.showsCount(to: viewer) { writer.likeCountField(rendered.likeCount) }
                 writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.countSplit..<rendered.split]))
-                writer.bool(item.viewerHasLiked)
+                writer.bool(liked[index])
                 writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
             }
         }
