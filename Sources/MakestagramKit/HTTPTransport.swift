@@ -12,7 +12,9 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: URLRequest, progress: (@Sendable (Double) -> Void)?) async throws -> (Data, HTTPURLResponse)
 }
 
-/// The transport of Apple platforms and Linux (FoundationNetworking): URLSession.
+/// The transport of Apple platforms and Linux (FoundationNetworking): URLSession. A cancelled caller gets
+/// ``MakestagramError/cancelled`` at once; on Linux the request itself still runs to its end, unheard, because
+/// swift-corelibs-foundation cannot cancel a task safely.
 public struct URLSessionTransport: HTTPTransport {
     let session: URLSession
 

@@ -130,6 +130,15 @@ import Testing
                 let timeline: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: alice)
                 #expect(timeline.items.count == 5)
                 #expect(timeline.items.contains { ($0.likeCount ?? 0) > 0 && $0.commentCount > 0 })
+                // Each demo post keeps every rendition its upload made, and no file is left over.
+                #expect(timeline.items.allSatisfy { !$0.image.variants.isEmpty })
+                let referenced = Set(
+                    timeline.items.flatMap { [$0.image.full, $0.image.thumb] + $0.image.variants }.map {
+                        String($0.url.split(separator: "/").last ?? "")
+                    })
+                let stored = try FileManager.default.contentsOfDirectory(
+                    atPath: folder.appendingPathComponent("media").path)
+                #expect(Set(stored) == referenced)
                 let found: Page<UserSummary> = try await client.call(.get, "/api/v1/users?query=a", as: alice)
                 #expect(found.items.map(\.username) == ["alice"])
             }

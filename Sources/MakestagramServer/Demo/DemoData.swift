@@ -55,7 +55,7 @@ struct DemoData<S: Store> {
             let created = try await store.createPost(
                 NewPost(
                     authorID: ids[post.author]!, caption: post.caption, width: stored.width, height: stored.height,
-                    full: stored.full, thumb: stored.thumb))
+                    full: stored.full, thumb: stored.thumb, variants: stored.variants))
             postIDs.append(created.id)
         }
         let comments = ["Wow 😍", "This is great", "Where was this?", "Love it!"]
