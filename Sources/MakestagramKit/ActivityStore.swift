@@ -22,7 +22,12 @@ public final class ActivityStore {
     private let unreadInput = Input<Int>(0)
     private let hasMoreInput = Input<Bool>(false)
     private var cursor: String?
-    private var reloading: Task<Void, Never>?
+    /// Whether a reload of the shown list is on its way, and whether another was asked for meanwhile: a burst of
+    /// counts costs at most one request in flight and one after it, never one per count.
+    private var reloading = false
+    private var reloadAgain = false
+    /// Changes when the store is reset, so that an answer for the previous user is dropped.
+    private var generation = 0
 
     init(client: APIClient) {
         self.client = client
@@ -30,7 +35,9 @@ public final class ActivityStore {
 
     /// Loads the first page (pull to refresh).
     public func refresh() async throws {
+        let generation = generation
         let page = try await client.activity()
+        guard generation == self.generation else { return }
         groupsInput.write(page.items)
         cursor = page.nextCursor
         hasMoreInput.write(page.nextCursor != nil)
@@ -61,20 +68,37 @@ public final class ActivityStore {
 
     /// Asks the server for the unread count (at start, and when the event stream is back after a drop).
     public func refreshUnreadCount() async throws {
-        unreadInput.write(try await client.unreadActivity().unreadCount)
+        let generation = generation
+        let count = try await client.unreadActivity().unreadCount
+        guard generation == self.generation else { return }
+        unreadInput.write(count)
     }
 
     /// A count from the event stream.
     func received(unreadCount: Int) {
         unreadInput.write(unreadCount)
         guard isShown else { return }
-        reloading?.cancel()
-        reloading = Task { [weak self] in try? await self?.refresh() }
+        guard !reloading else {
+            reloadAgain = true
+            return
+        }
+        reloading = true
+        Task { [weak self] in
+            while let self {
+                self.reloadAgain = false
+                try? await self.refresh()
+                guard self.reloadAgain && self.isShown else {
+                    self.reloading = false
+                    return
+                }
+            }
+        }
     }
 
     /// Forgets everything (another user logged in, or nobody).
     func reset() {
-        reloading?.cancel()
+        generation += 1
+        reloadAgain = false
         groupsInput.write([])
         unreadInput.write(0)
         hasMoreInput.write(false)

@@ -1,9 +1,10 @@
 import Foundation
 import Incremental
 import MakestagramAPI
-import MakestagramKit
 import TestFixtures
 import Testing
+
+@testable import MakestagramKit
 
 @Suite struct ActivityStoreTests {
     @Test @MainActor func theUnreadCountFollowsTheStreamAndAShownListReloads() async throws {
@@ -40,6 +41,32 @@ import Testing
             #expect(counts.first == 0 && counts.last == 0 && counts.contains(3))
             _ = watching
             alice.live.stop()
+        }
+    }
+}
+
+@Suite struct ActivityReloadTests {
+    /// Counts that arrive while the list is shown load it once, and those that arrive while that load is on its
+    /// way load it once more after it, never once per count: a client never floods the server, and the list still
+    /// ends current.
+    @Test @MainActor func aBurstOfCountsCoalescesIntoOneReloadMore() async throws {
+        try await KitServer.run { server in
+            let transport = SwitchableTransport()
+            let alice = try await server.signedUp("alice", transport: transport)
+            let bob = try await server.signedUp("bob")
+            let shared = try await alice.share("chelsea.jpg")
+            alice.activity.isShown = true
+            let before = transport.requests.filter { $0.hasSuffix("/activity") }.count
+            _ = try await bob.client.like(shared.id)
+            // Fifty counts before the reload starts, then fifty while its request is on its way (the main actor is
+            // held throughout each burst, so the reload cannot finish in between).
+            for count in 1...50 { alice.activity.received(unreadCount: count) }
+            await Task.yield()
+            for count in 51...100 { alice.activity.received(unreadCount: count) }
+            try await eventually("the list shows bob's like") { alice.activity.groups.value.map(\.kind) == [.like] }
+            try await Task.sleep(for: .milliseconds(300))
+            let reloads = transport.requests.filter { $0.hasSuffix("/activity") }.count - before
+            #expect(reloads == 2, "one reload on its way and one after it, not \(reloads)")
         }
     }
 }
