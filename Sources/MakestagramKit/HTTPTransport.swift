@@ -42,13 +42,7 @@ public struct URLSessionTransport: HTTPTransport {
     static func data(for request: URLRequest, in session: URLSession) async throws -> (Data, URLResponse) {
         let answer = RequestAnswer()
         let task = session.dataTask(with: request) { data, response, error in
-            if let error {
-                answer.deliver(.failure(error))
-            } else if let data, let response {
-                answer.deliver(.success((data, response)))
-            } else {
-                answer.deliver(.failure(URLError(.badServerResponse)))
-            }
+            answer.deliver(data: data, response: response, error: error)
         }
         return try await answer.wait(for: task)
     }
@@ -81,6 +75,17 @@ final class RequestAnswer: @unchecked Sendable {
             return continuation
         }
         waiting?.resume(with: result)
+    }
+
+    /// Hands over what a task ended with: its error, or its body and response.
+    func deliver(data: Data?, response: URLResponse?, error: (any Error)?) {
+        if let error {
+            deliver(.failure(error))
+        } else if let data, let response {
+            deliver(.success((data, response)))
+        } else {
+            deliver(.failure(URLError(.badServerResponse)))
+        }
     }
 
     /// Starts `task` and waits for its answer (or for the caller's cancellation).
@@ -149,13 +154,6 @@ final class UploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        let data = lock.withLock { received }
-        if let error {
-            answer.deliver(.failure(error))
-        } else if let response = task.response {
-            answer.deliver(.success((data, response)))
-        } else {
-            answer.deliver(.failure(URLError(.badServerResponse)))
-        }
+        answer.deliver(data: lock.withLock { received }, response: task.response, error: error)
     }
 }
