@@ -395,10 +395,8 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         try limits.take(.posts, user: mapper.viewer)
         let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-        guard let file = form.parts["file"], file.data.readableBytes > 0 else {
-            throw APIError.invalidField(field: "file", reason: "attach the photo as the form field 'file'")
-        }
-        let stored = try await worker.store(Data(buffer: file.data))
+        let file = try form.photo("file")
+        let stored = try await worker.store(Data(buffer: file))
         let image = NewPost(
             authorID: mapper.viewer, caption: "", width: stored.width, height: stored.height, full: stored.full,
             thumb: stored.thumb, variants: stored.variants)

@@ -14,6 +14,18 @@ struct MultipartForm {
 
     private(set) var parts: [String: Part] = [:]
 
+    /// The photo attached as `field`; 422 naming the field when it is missing, or when the file attached is empty
+    /// (a picker that failed to read the photo sends its name with no bytes).
+    func photo(_ field: String) throws -> ByteBuffer {
+        guard let part = parts[field] else {
+            throw APIError.invalidField(field: field, reason: "attach the photo as the form field '\(field)'")
+        }
+        guard part.data.readableBytes > 0 else {
+            throw APIError.invalidField(field: field, reason: "the attached file is empty")
+        }
+        return part.data
+    }
+
     /// Reads the request body. Throws 415 when it is not multipart/form-data, 413 when it is over `limit` bytes,
     /// 400 when it is not well-formed.
     static func read(_ request: Request, limit: Int) async throws -> MultipartForm {

@@ -33,11 +33,9 @@ struct PostsController<S: Store>: Sendable {
         do {
             let form = try await MultipartForm.read(request, limit: maxUploadBytes)
             let caption = try Self.caption(form.parts["caption"])
-            guard let image = form.parts["image"], image.data.readableBytes > 0 else {
-                throw APIError.invalidField(field: "image", reason: "attach the photo as the form field 'image'")
-            }
+            let image = try form.photo("image")
             let crop = try Self.crop(form.parts["crop"])
-            let stored = try await worker.store(Data(buffer: image.data), crop: crop.processorCrop)
+            let stored = try await worker.store(Data(buffer: image), crop: crop.processorCrop)
             let post: Post
             do {
                 post = try await store.createPost(

@@ -42,10 +42,8 @@ struct ProfileController<S: Store>: Sendable {
         let user = try context.requireUser()
         try limits.take(.edits, user: user.id)
         let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-        guard let image = form.parts["image"], image.data.readableBytes > 0 else {
-            throw APIError.invalidField(field: "image", reason: "attach the photo as the form field 'image'")
-        }
-        let files = try await worker.storeAvatar(Data(buffer: image.data))
+        let image = try form.photo("image")
+        let files = try await worker.storeAvatar(Data(buffer: image))
         do {
             return try await replaceAvatar(user.id, files)
         } catch {
