@@ -400,6 +400,43 @@ public final class PostgresStore: Store, Service {
             return files
         }
     }
+
+    /// Claims the job with a session-level advisory lock, held by one pooled connection for as long as `body` runs.
+    /// PostgreSQL releases it when that connection ends, so an instance that dies mid-job frees it; and when the job
+    /// is over this instance ends the connection rather than unlocking, because a query on a connection the server
+    /// has closed meanwhile would never be answered (postgres-nio drops its write).
+    public func runAlone(_ job: String, _ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
+        let (key, logger) = (Self.advisoryKey(job), logger)
+        let outcome: Result<Bool, any Error> = try await mapErrors {
+            try await client.withConnection { connection in
+                let claimed =
+                    try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
+                    .collect().first?.decode(Bool.self) ?? false
+                guard claimed else { return .success(false) }
+                // The body's own errors reach the caller as they are, not as database errors.
+                let outcome: Result<Bool, any Error>
+                do {
+                    try await body()
+                    outcome = .success(true)
+                } catch {
+                    outcome = .failure(error)
+                }
+                try? await connection.close()
+                return outcome
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// A job's advisory lock key: FNV-1a of its name, so that every instance (of any build) derives the same one.
+    static func advisoryKey(_ job: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in job.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
 }
 
 /// The events a write transaction causes, in the order it causes them.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MakestagramStore
+import Synchronization
 
 /// The SQLite database: one writer (a WAL-mode pool on disk, or an in-memory queue) migrated on open.
 public struct AppDatabase: Sendable {
@@ -15,6 +16,8 @@ public struct AppDatabase: Sendable {
     let writes: GroupCommit
     /// Reads holding a reader connection (see ``read(_:)``).
     let readers: ReaderSlots
+    /// The housekeeping jobs running on this database (``SQLiteStore/runAlone(_:_:)``).
+    let runningJobs = RunningJobs()
 
     /// Opens the database at `path` in WAL mode, creating and migrating it as needed, with `readers` reader
     /// connections.
@@ -69,5 +72,19 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v13 third-party apps", migrate: Schema.v13)
         migrator.registerMigration("v14 app tokens", migrate: Schema.v14)
         return migrator
+    }
+}
+
+/// The names of the housekeeping jobs running on a database (``SQLiteStore/runAlone(_:_:)``).
+final class RunningJobs: Sendable {
+    private let names = Mutex<Set<String>>([])
+
+    /// Claims `job`; false when it runs already.
+    func claim(_ job: String) -> Bool {
+        names.withLock { $0.insert(job).inserted }
+    }
+
+    func release(_ job: String) {
+        _ = names.withLock { $0.remove(job) }
     }
 }

@@ -207,6 +207,14 @@ public struct SQLiteStore: Store {
         try await referencedMediaFiles(sliceSize: 20_000)
     }
 
+    /// One server runs on a SQLite database, so a job is only claimed within this process.
+    public func runAlone(_ job: String, _ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
+        guard database.runningJobs.claim(job) else { return false }
+        defer { database.runningJobs.release(job) }
+        try await body()
+        return true
+    }
+
     /// ``referencedMediaFiles()`` reading `sliceSize` rows at a time.
     func referencedMediaFiles(sliceSize: Int) async throws -> MediaNameSet {
         var files = MediaNameSet()

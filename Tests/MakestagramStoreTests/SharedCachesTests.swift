@@ -114,6 +114,33 @@ struct SharedCachesTests {
         lhs.items == rhs.items && lhs.nextKey == rhs.nextKey && lhs.newestKey == rhs.newestKey
     }
 
+    @Test func aJobOfAnInstanceWhoseConnectionEndsIsTakenUpByAnother() async throws {
+        try await withInstances { a, b in
+            let (holder, release) = await a.holding("variant backfill")
+            let both = try await b.runAlone("variant backfill") { Issue.record("ran on both instances") }
+            #expect(!both)
+            // The connection that holds the claim ends, as when its instance is killed.
+            let ended = try await b.read { connection in
+                try await connection.query(
+                    """
+                    SELECT count(pg_terminate_backend(pid)) FROM pg_locks
+                    WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+                    """, logger: Logger(label: "test")
+                ).collect().first?.decode(Int.self)
+            }
+            #expect(ended == 1)
+            var ran = false
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !ran && ContinuousClock.now < deadline {
+                ran = try await b.runAlone("variant backfill") {}
+                if !ran { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(ran)
+            release()
+            _ = await holder.result
+        }
+    }
+
     @Test func aLogOutThroughOneInstanceEndsTheSessionOnTheOther() async throws {
         try await withInstances { a, b in
             let alice = try await a.user("alice")

@@ -487,4 +487,25 @@ import Testing
             #expect(try await store.followed(by: viewer, among: []) == [])
         }
     }
+
+    @Test(arguments: StoreFactory.all)
+    func aJobRunsAloneUntilItEndsHoweverItEnds(factory: StoreFactory) async throws {
+        try await withStore(factory) { store in
+            let (holder, release) = await store.holding("media sweep")
+            let twice = try await store.runAlone("media sweep") { Issue.record("the job ran twice at once") }
+            #expect(!twice)
+            let other = try await store.runAlone("variant backfill") {}
+            #expect(other, "another job is not held up")
+            release()
+            #expect(try await holder.value)
+            let again = try await store.runAlone("media sweep") {}
+            #expect(again)
+            struct Failed: Error {}
+            await #expect(throws: Failed.self) {
+                _ = try await store.runAlone("media sweep") { throw Failed() }
+            }
+            let afterFailure = try await store.runAlone("media sweep") {}
+            #expect(afterFailure, "a job that failed is not claimed any more")
+        }
+    }
 }

@@ -64,6 +64,21 @@ struct StoreFactory: Sendable, CustomStringConvertible {
 }
 /// Helpers shared by the contract tests.
 extension Store {
+    /// Starts the housekeeping job `job` in a task of its own and returns once it runs; it runs until `release` is
+    /// called. The task answers what ``Store/runAlone(_:_:)`` answered.
+    func holding(_ job: String) async -> (task: Task<Bool, any Error>, release: @Sendable () -> Void) {
+        let (running, started) = AsyncStream.makeStream(of: Void.self)
+        let (released, release) = AsyncStream.makeStream(of: Void.self)
+        let task = Task {
+            try await runAlone(job) {
+                started.finish()
+                for await _ in released {}
+            }
+        }
+        for await _ in running {}
+        return (task, { release.finish() })
+    }
+
     func user(_ name: String) async throws -> Int64 {
         try await createUser(NewUser(username: name, displayName: name.capitalized, passwordHash: "x")).id
     }

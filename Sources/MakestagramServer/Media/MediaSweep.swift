@@ -4,7 +4,8 @@ import NIOPosix
 import ServiceLifecycle
 
 /// Removes the media files no row refers to (left by a crash between writing files and committing their row, or
-/// between deleting a row and its files), once, in the background after start-up.
+/// between deleting a row and its files), once, in the background after start-up; with several instances, only the
+/// first to start sweeps while it runs (``Store/runAlone(_:_:)``).
 ///
 /// It does not hold up start-up: on a large instance reading every referenced name takes seconds (two million names
 /// at a million posts), and a rolling restart should not wait for housekeeping. The read runs on the
@@ -19,25 +20,9 @@ struct MediaSweep<S: Store>: Service {
 
     func run() async throws {
         do {
-            let started = ContinuousClock.now
-            // Shutting down cancels the read between two slices.
-            let referenced = try await cancelWhenGracefulShutdown {
-                try await withTaskExecutorPreference(MaintenanceExecutor.shared) {
-                    try await store.referencedMediaFiles()
-                }
-            }
-            let swept = try await NIOThreadPool.singleton.runIfActive { [media, minimumAge] in
-                try media.sweep(keeping: referenced, olderThan: minimumAge)
-            }
-            let metadata: Logger.Metadata = [
-                "count": "\(swept)", "referenced": "\(referenced.count)",
-                "seconds": "\((ContinuousClock.now - started).seconds)",
-            ]
-            if swept > 0 {
-                logger.notice("removed media files no post refers to", metadata: metadata)
-            } else {
-                logger.info("no stray media files", metadata: metadata)
-            }
+            // With several instances on one database and folder, the first to start sweeps for all.
+            let ran = try await store.runAlone("media sweep") { try await sweep() }
+            if !ran { logger.info("another instance is sweeping stray media files") }
         } catch is CancellationError {
             return
         } catch {
@@ -45,5 +30,27 @@ struct MediaSweep<S: Store>: Service {
         }
         // A service that returns ends the whole server: this one waits for the server to stop.
         try? await gracefulShutdown()
+    }
+
+    private func sweep() async throws {
+        let started = ContinuousClock.now
+        // Shutting down cancels the read between two slices.
+        let referenced = try await cancelWhenGracefulShutdown {
+            try await withTaskExecutorPreference(MaintenanceExecutor.shared) {
+                try await store.referencedMediaFiles()
+            }
+        }
+        let swept = try await NIOThreadPool.singleton.runIfActive { [media, minimumAge] in
+            try media.sweep(keeping: referenced, olderThan: minimumAge)
+        }
+        let metadata: Logger.Metadata = [
+            "count": "\(swept)", "referenced": "\(referenced.count)",
+            "seconds": "\((ContinuousClock.now - started).seconds)",
+        ]
+        if swept > 0 {
+            logger.notice("removed media files no post refers to", metadata: metadata)
+        } else {
+            logger.info("no stray media files", metadata: metadata)
+        }
     }
 }

@@ -7,35 +7,49 @@ import ServiceLifecycle
 
 /// Gives the posts stored before responsive variants their variants, made from their full JPEG, in the background
 /// after start-up: one post at a time through the photo worker's permits (uploads come first), so a large instance
-/// catches up without slowing anyone. Until a post has them it shows its full JPEG. Several instances may run it
-/// together: the store keeps the first variants a post is given, and the others remove their files.
+/// catches up without slowing anyone. Until a post has them it shows its full JPEG. One instance at a time does it
+/// (``Store/runAlone(_:_:)``); the others look again every ``retryInterval`` and take over if it stopped before the
+/// end. Should two ever make the same post's variants, the store keeps the first and the other removes its files.
 struct VariantBackfill<S: Store>: Service {
     let store: S
     let worker: PhotoWorker
     let logger: Logger
     /// Posts read per query.
     var batchSize = 50
+    /// How long an instance waits before looking again while another one makes the variants.
+    var retryInterval: Duration = .seconds(60)
 
     func run() async throws {
-        var after: Int64 = 0
-        var made = 0
         do {
             while !Task.isCancelledOrShuttingDown {
-                let posts = try await store.postsWithoutVariants(after: after, limit: batchSize)
-                guard let last = posts.last else { break }
-                for post in posts where !Task.isCancelledOrShuttingDown {
-                    if try await backfill(postID: post.id, fullFile: post.fullFile) { made += 1 }
-                }
-                after = last.id
+                if try await store.runAlone("variant backfill", { try await backfillAll() }) { break }
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: retryInterval) }
+                if try await store.postsWithoutVariants(after: 0, limit: 1).isEmpty { break }
             }
         } catch is CancellationError {
             return
         } catch {
             logger.warning("making responsive variants of older posts stopped", metadata: ["error": "\(error)"])
         }
-        if made > 0 { logger.notice("made responsive variants of older posts", metadata: ["count": "\(made)"]) }
         // A service that returns ends the whole server: this one waits for the server to stop.
         try? await gracefulShutdown()
+    }
+
+    /// Makes the variants of every post without them, in ID order.
+    private func backfillAll() async throws {
+        var after: Int64 = 0
+        var made = 0
+        defer {
+            if made > 0 { logger.notice("made responsive variants of older posts", metadata: ["count": "\(made)"]) }
+        }
+        while !Task.isCancelledOrShuttingDown {
+            let posts = try await store.postsWithoutVariants(after: after, limit: batchSize)
+            guard let last = posts.last else { return }
+            for post in posts where !Task.isCancelledOrShuttingDown {
+                if try await backfill(postID: post.id, fullFile: post.fullFile) { made += 1 }
+            }
+            after = last.id
+        }
     }
 
     /// Makes and stores one post's variants; false when it could not (its file is gone or unreadable: it keeps
