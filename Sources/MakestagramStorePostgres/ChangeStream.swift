@@ -265,7 +265,7 @@ final class ChangeStream: Sendable {
         var failing = false
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
+                try await client.withOpenConnection { connection in
                     let notifications = try await connection.listen(Self.channel)
                     if failing {
                         logger.notice("listening for changes again")

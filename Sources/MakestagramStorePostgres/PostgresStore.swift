@@ -408,7 +408,7 @@ public final class PostgresStore: Store, Service {
     public func runAlone(_ job: String, _ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
         let (key, logger) = (Self.advisoryKey(job), logger)
         let outcome: Result<Bool, any Error> = try await mapErrors {
-            try await client.withConnection { connection in
+            try await client.withOpenConnection { connection in
                 let claimed =
                     try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
                     .collect().first?.decode(Bool.self) ?? false

@@ -580,7 +580,7 @@ enum Schema {
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two
     /// instances starting together apply each migration once, the second waiting for the first.
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withConnection { connection in
+        try await client.withOpenConnection { connection in
             for migration in migrations {
                 try await connection.query("BEGIN", logger: logger)
                 do {
