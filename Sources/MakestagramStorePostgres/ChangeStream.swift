@@ -266,7 +266,9 @@ final class ChangeStream: Sendable {
         while !Task.isCancelled {
             do {
                 try await client.withOpenConnection { connection in
-                    let notifications = try await connection.listen(Self.channel)
+                    let notifications = try await abandoning(after: options.operationTimeout) {
+                        try await connection.listen(Self.channel)
+                    }
                     if failing {
                         logger.notice("listening for changes again")
                         failing = false

@@ -384,8 +384,14 @@ public final class PostgresStore: Store, Service {
 
     // MARK: Maintenance
 
+    /// One query, streamed, on a connection of the pool without the operation timeout (a million posts take
+    /// seconds), decoded on the caller's executor (the server runs it on its maintenance thread).
     public func referencedMediaFiles() async throws -> MediaNameSet {
-        try await read { [logger] connection in
+        try await mapErrors { try await referencedMediaFilesOnce() }
+    }
+
+    private func referencedMediaFilesOnce() async throws -> MediaNameSet {
+        try await client.withOpenConnection { [logger] connection in
             let rows = try await connection.query(
                 """
                 SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
@@ -406,12 +412,13 @@ public final class PostgresStore: Store, Service {
     /// is over this instance ends the connection rather than unlocking, because a query on a connection the server
     /// has closed meanwhile would never be answered (postgres-nio drops its write).
     public func runAlone(_ job: String, _ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
-        let (key, logger) = (Self.advisoryKey(job), logger)
+        let (key, logger, timeout) = (Self.advisoryKey(job), logger, timeout)
         let outcome: Result<Bool, any Error> = try await mapErrors {
             try await client.withOpenConnection { connection in
-                let claimed =
+                let claimed = try await abandoning(after: timeout) {
                     try await connection.query("SELECT pg_try_advisory_lock(\(key))", logger: logger)
-                    .collect().first?.decode(Bool.self) ?? false
+                        .collect().first?.decode(Bool.self) ?? false
+                }
                 guard claimed else { return .success(false) }
                 // The body's own errors reach the caller as they are, not as database errors.
                 let outcome: Result<Bool, any Error>

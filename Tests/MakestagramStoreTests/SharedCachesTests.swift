@@ -119,12 +119,14 @@ struct SharedCachesTests {
             let (holder, release) = await a.holding("variant backfill")
             let both = try await b.runAlone("variant backfill") { Issue.record("ran on both instances") }
             #expect(!both)
-            // The connection that holds the claim ends, as when its instance is killed.
+            // The connection that holds the claim ends, as when its instance is killed. (Only in this test's
+            // database: the tests running beside it hold advisory locks of their own.)
             let ended = try await b.read { connection in
                 try await connection.query(
                     """
                     SELECT count(pg_terminate_backend(pid)) FROM pg_locks
                     WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()
+                      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     """, logger: Logger(label: "test")
                 ).collect().first?.decode(Int.self)
             }
