@@ -10,7 +10,13 @@ eval "$(bash scripts/postgres.sh start)"
 trap 'bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 swift build --build-tests
 # A test that hangs fails the run after 25 minutes (the suite takes about 5) instead of holding CI to its limit.
-timeout --kill-after=30s 25m swift test --skip-build
+# `swift test` runs the test binary in a process group of its own, which timeout's signals do not reach: that
+# binary, left running, would keep this script's output open, so it is ended too.
+runner="$(swift build --show-bin-path)/makestagramPackageTests.xctest"
+if ! timeout --kill-after=30s 25m swift test --skip-build; then
+  pkill -KILL -f "^$runner" || true
+  exit 1
+fi
 MAKESTAGRAM_BIN="$(swift build --show-bin-path)/makestagram" python3 -m pytest -q Tests/api Tests/cli Tests/browser \
   Tests/deployment
 bash scripts/tsan-incremental.sh
