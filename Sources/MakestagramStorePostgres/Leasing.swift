@@ -67,8 +67,8 @@ func abandoning<T: Sendable>(after timeout: Duration, _ work: @escaping @Sendabl
 private final class FirstAnswer<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
+        /// The answer, once given.
         var result: Result<T, any Error>?
-        var given = false
         var onGiven: (@Sendable () -> Void)?
     }
 
@@ -88,7 +88,7 @@ private final class FirstAnswer<T: Sendable>: Sendable {
     /// Runs `action` once an answer is given (at once if one has been).
     func whenGiven(_ action: @escaping @Sendable () -> Void) {
         let now = state.withLock { state in
-            if state.given { return true }
+            if state.result != nil { return true }
             state.onGiven = action
             return false
         }
@@ -98,8 +98,7 @@ private final class FirstAnswer<T: Sendable>: Sendable {
     func give(_ result: Result<T, any Error>) {
         let (continuation, action) = state.withLock {
             state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
-            guard !state.given else { return (nil, nil) }
-            state.given = true
+            guard state.result == nil else { return (nil, nil) }
             state.result = result
             defer {
                 state.continuation = nil

@@ -387,23 +387,21 @@ public final class PostgresStore: Store, Service {
     /// One query, streamed, on a connection of the pool without the operation timeout (a million posts take
     /// seconds), decoded on the caller's executor (the server runs it on its maintenance thread).
     public func referencedMediaFiles() async throws -> MediaNameSet {
-        try await mapErrors { try await referencedMediaFilesOnce() }
-    }
-
-    private func referencedMediaFilesOnce() async throws -> MediaNameSet {
-        try await client.withOpenConnection { [logger] connection in
-            let rows = try await connection.query(
-                """
-                SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
-                UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
-                UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
-                UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM posts WHERE variants IS NOT NULL
-                UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
-                UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM media_uploads WHERE variants IS NOT NULL
-                """, logger: logger)
-            var files = MediaNameSet()
-            for try await name in rows.decode(String.self) { files.insert(name) }
-            return files
+        try await mapErrors {
+            try await self.client.withOpenConnection { [logger] connection in
+                let rows = try await connection.query(
+                    """
+                    SELECT full_file FROM posts UNION ALL SELECT thumb_file FROM posts
+                    UNION ALL SELECT avatar_file FROM users WHERE avatar_file IS NOT NULL
+                    UNION ALL SELECT avatar_large_file FROM users WHERE avatar_large_file IS NOT NULL
+                    UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM posts WHERE variants IS NOT NULL
+                    UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
+                    UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM media_uploads WHERE variants IS NOT NULL
+                    """, logger: logger)
+                var files = MediaNameSet()
+                for try await name in rows.decode(String.self) { files.insert(name) }
+                return files
+            }
         }
     }
 
