@@ -2,12 +2,16 @@
 // swift-configuration) and the client commands, one file each, on MakestagramKit.
 
 import ArgumentParser
-import Dispatch
 import Foundation
-import NIOCore
-import NIOPosix
 
 /// The `makestagram` command: the server, and the client commands built on the SDK.
+///
+/// Swift concurrency runs on its default executor. NIO's event loops are not made the global executor
+/// (`NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor`): NIO 2.101 runs every
+/// job with the event loop as its serial executor, so each call into a nonisolated async function (about 45 per
+/// request through Hummingbird's responders and middleware) re-queued the task on the loop; with the default
+/// executor those calls run inline (Benchmarks/RESULTS.md, 2026-11-25).
+@main
 struct MakestagramCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "makestagram",
@@ -30,19 +34,4 @@ struct MakestagramCommand: AsyncParsableCommand {
             CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self, ActivityCommand.self]),
             CommandGroup(name: "Moderation", subcommands: [Moderate.self]),
         ])
-}
-
-/// Runs Swift concurrency on NIO's event loops, so a request's tasks stay on the thread that read it instead of
-/// hopping to another pool. That must happen before any task starts, hence this synchronous entry point; the main
-/// thread then serves the main actor, where argument parsing runs, and the commands' work runs on the event loops.
-@main
-enum Main {
-    static func main() {
-        _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
-        Task { @MainActor in
-            await MakestagramCommand.main()
-            exit(0)
-        }
-        dispatchMain()
-    }
 }
