@@ -122,6 +122,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        EventLoopThreads.matchAllowedCores()
         let configuration: ServerConfiguration
         do {
             configuration = try await ServerConfiguration.load(
