@@ -240,8 +240,9 @@ public typealias KnownPosts = @Sendable (_ id: Int64, _ version: Int64) -> Bool
 
 /// A post in a list read with ``KnownPosts``.
 public enum ListedPost: Sendable, Equatable {
-    /// A post the caller did not hold at this version.
-    case post(Post)
+    /// A post the caller did not hold at this version. Boxed: a post is large and rarely listed in full once the
+    /// caller holds it, so pages of known posts stay small arrays.
+    indirect case post(Post)
     /// A post the caller holds at `version`, with the one field that depends on who reads it.
     case known(id: Int64, version: Int64, viewerHasLiked: Bool)
 }

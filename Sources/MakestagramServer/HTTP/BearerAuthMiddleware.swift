@@ -27,7 +27,7 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         var context = context
         context.user = user
         context.tokenHash = hash
-        context.logger[metadataKey: "user"] = "\(user.id)"
+        context.logger[metadataKey: "user"] = .stringConvertible(user.id)
         context.requester.authenticated(as: user.id)
         if use.isDue(hash) {
             let client = SessionToken.client(of: request, address: limits.address(of: request, context))
@@ -62,17 +62,19 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
 /// When this instance last noted each session's use (for its owner's list of sessions): at most once a minute per
 /// session, in the background, so that no request waits on it and a busy client costs one write a minute.
 final class SessionUse: Sendable {
-    private let noted = Mutex<[[UInt8]: ContinuousClock.Instant]>([:])
+    private let noted = Mutex<[SessionKey: ContinuousClock.Instant]>([:])
     static let interval = Duration.seconds(60)
     /// Sessions remembered; beyond it the memory starts again (a few more writes, never more memory).
     static let capacity = 100_000
 
     /// Whether the session's use should be noted now (and, if so, that it is being).
     func isDue(_ tokenHash: [UInt8], now: ContinuousClock.Instant = .now) -> Bool {
-        noted.withLock { noted in
-            if let last = noted[tokenHash], now - last < Self.interval { return false }
+        // Hashes of another length are never made by the server; such a session's use is simply not noted.
+        guard let key = SessionKey(tokenHash) else { return false }
+        return noted.withLock { noted in
+            if let last = noted[key], now - last < Self.interval { return false }
             if noted.count >= Self.capacity { noted.removeAll(keepingCapacity: true) }
-            noted[tokenHash] = now
+            noted[key] = now
             return true
         }
     }

@@ -74,16 +74,52 @@ extension Request {
 
     /// `limit` and `cursor` query parameters as a page request for `list`.
     func pageRequest(list: String) throws -> PageRequest {
-        let query = uri.queryParameters
+        let query = uri.query ?? ""
         var limit = Limits.defaultPageSize
-        if let text = query.get("limit") {
+        if let text = Self.queryValue("limit", in: query) {
             guard let value = Int(text), (1...Limits.maxPageSize).contains(value) else {
                 throw APIError.invalidParameter(name: "limit", reason: "must be a whole number from 1 to 100")
             }
             limit = value
         }
-        let position = try query.get("cursor").map { try Cursor.decode($0, list: list) } ?? .start
+        let position = try Self.queryValue("cursor", in: query).map { try Cursor.decode($0, list: list) } ?? .start
         return PageRequest(position: position, limit: limit)
+    }
+
+    /// The first value of a query parameter, percent-decoded as `URI.queryParameters` decodes it (read from the
+    /// query string itself: every list request asks, and building the whole parameter dictionary showed in the
+    /// timeline's profile).
+    static func queryValue(_ name: String, in query: String) -> String? {
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard pair[..<equals].elementsEqual(name.utf8) else { continue }
+            guard equals < pair.endIndex else { return "" }
+            let value = pair[pair.index(after: equals)...]
+            return percentDecoded(value) ?? String(Substring(value))
+        }
+        return nil
+    }
+
+    /// `%XX` escapes decoded, invalid UTF-8 repaired; nil for a malformed escape (the value is then taken as sent).
+    private static func percentDecoded(_ value: Substring.UTF8View) -> String? {
+        guard value.contains(UInt8(ascii: "%")) else { return String(Substring(value)) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.count)
+        var index = value.startIndex
+        while index < value.endIndex {
+            guard value[index] == UInt8(ascii: "%") else {
+                bytes.append(value[index])
+                index = value.index(after: index)
+                continue
+            }
+            let high = value.index(after: index)
+            guard high < value.endIndex, value.index(after: high) < value.endIndex,
+                let byte = UInt8(String(Substring(value[high...value.index(after: high)])), radix: 16)
+            else { return nil }
+            bytes.append(byte)
+            index = value.index(high, offsetBy: 2)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -16,7 +16,8 @@ enum SessionToken {
 
     /// The stored form of a token.
     static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Data(token.utf8)))
+        var token = token
+        return token.withUTF8 { Array(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
     /// The name a session is listed and revoked by: 32 hexadecimal digits from its stored hash, from which neither

@@ -237,6 +237,12 @@ struct JSONWriter {
         raw("{\"items\":[")
         elements(items, write)
         raw("]")
+        cursors(next: next, newer: newer)
+        raw("}")
+    }
+
+    /// A page's cursor fields, those it has.
+    mutating func cursors(next: String?, newer: String?) {
         if let next {
             raw(",\"nextCursor\":")
             string(next)
@@ -245,8 +251,17 @@ struct JSONWriter {
             raw(",\"newerCursor\":")
             string(newer)
         }
-        raw("}")
     }
+
+    /// Bytes copied straight into the buffer by `body`, which gets room for `maximumBytes` and answers how many it
+    /// wrote (a page of held posts: one reservation instead of a capacity check per part).
+    mutating func copying(maximumBytes: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int) {
+        guard maximumBytes > 0 else { return }
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumBytes, body)
+    }
+
+    static let trueBytes: StaticString = "true"
+    static let falseBytes: StaticString = "false"
 }
 
 /// A response whose JSON body is already written.

@@ -10,40 +10,70 @@ import Synchronization
 /// the names and avatars of its author and commenters, which the store's ``Store/renderEpoch`` follows: so an entry
 /// at the version a list reads, rendered at the epoch the list was read at, is that post's JSON as it is now, but for
 /// `viewerHasLiked`, which the store answers per reader, and the like count, which a post's author may hide from
-/// everyone else: each is written into its own gap between the entry's parts. The
-/// store asks ``holds(_:_:epoch:)`` while it reads a list and decodes only the posts held at no or another version.
+/// everyone else: the entry keeps a gap for the first and the place of the second, to be cut out for the readers
+/// who may not see it. The store asks a ``Lookup`` while it reads a list and decodes only the posts held at no or
+/// another version; the page is then written from what that lookup found.
 final class RenderedPosts: Sendable {
-    /// A post's JSON without its like count and the value of `viewerHasLiked`. A class: a page hands 20 of them
+    /// A post's JSON with its like count and without the value of `viewerHasLiked`. A class: a page hands 20 of them
     /// around, and a reference is one retain where this struct's copy was a dozen fields' worth.
     final class Rendered: Sendable {
         let version: Int64
         /// The store's render epoch when the post was read.
         let epoch: UInt64
         let json: ByteBuffer
-        /// Where the like count goes in ``json``, for the readers who may see it.
-        let countSplit: Int
+        /// Where the `likeCount` field (with its leading comma) sits in ``json``, cut out for the readers who may
+        /// not see it.
+        let count: Range<Int>
         /// Where the value of `viewerHasLiked` goes in ``json``.
         let split: Int
-        let likeCount: Int
         /// Whether only `author` sees the count.
         let countHidden: Bool
         let author: Int64
 
         init(
-            version: Int64, epoch: UInt64, json: ByteBuffer, countSplit: Int, split: Int, likeCount: Int,
-            countHidden: Bool, author: Int64
+            version: Int64, epoch: UInt64, json: ByteBuffer, count: Range<Int>, split: Int, countHidden: Bool,
+            author: Int64
         ) {
             self.version = version
             self.epoch = epoch
             self.json = json
-            self.countSplit = countSplit
+            self.count = count
             self.split = split
-            self.likeCount = likeCount
             self.countHidden = countHidden
             self.author = author
         }
 
         func showsCount(to viewer: Int64) -> Bool { !countHidden || viewer == author }
+
+        /// The most bytes this post takes in a page (its JSON and the longest value of `viewerHasLiked`).
+        var maximumSize: Int { json.readableBytes + 5 }
+    }
+
+    /// The entries one list read found held, at the versions it listed them: the page's writer takes them from here
+    /// instead of looking each up again.
+    final class Lookup: Sendable {
+        let epoch: UInt64
+        private let owner: RenderedPosts
+        private let found = Mutex<[Int64: Rendered]>([:])
+
+        fileprivate init(owner: RenderedPosts, epoch: UInt64) {
+            self.owner = owner
+            self.epoch = epoch
+        }
+
+        /// What the store asks while it lists (``KnownPosts``).
+        var known: KnownPosts {
+            { [self] id, version in
+                guard let held = owner.held(id, version, epoch: epoch) else { return false }
+                found.withLock { $0[id] = held }
+                return true
+            }
+        }
+
+        /// The entry found for `id` at `version`, if the list read found it.
+        fileprivate func entry(_ id: Int64, _ version: Int64) -> Rendered? {
+            found.withLock { found in found[id].flatMap { $0.version == version ? $0 : nil } }
+        }
     }
 
     private struct State {
@@ -61,14 +91,26 @@ final class RenderedPosts: Sendable {
         self.byteLimit = byteLimit
     }
 
+    /// The entry for the post at `version`, rendered at render epoch `epoch`, if held.
+    private func held(_ id: Int64, _ version: Int64, epoch: UInt64) -> Rendered? {
+        state.withLock { state in
+            state.entries[id].flatMap { $0.version == version && $0.epoch == epoch ? $0 : nil }
+        }
+    }
+
     /// Whether the post's JSON is held at `version`, rendered at render epoch `epoch`.
     func holds(_ id: Int64, _ version: Int64, epoch: UInt64) -> Bool {
-        state.withLock { state in state.entries[id].map { $0.version == version && $0.epoch == epoch } ?? false }
+        held(id, version, epoch: epoch) != nil
+    }
+
+    /// A lookup for one list read at render epoch `epoch`.
+    func lookup(epoch: UInt64) -> Lookup {
+        Lookup(owner: self, epoch: epoch)
     }
 
     /// Answers whether a post is held at a version for a list read at `epoch` (the store's ``KnownPosts``).
     func known(epoch: UInt64) -> KnownPosts {
-        { [self] id, version in holds(id, version, epoch: epoch) }
+        lookup(epoch: epoch).known
     }
 
     /// Renders a post and keeps it, unless a newer version or epoch is already held (two lists read around a
@@ -76,13 +118,15 @@ final class RenderedPosts: Sendable {
     private func keep(_ post: Post, epoch: UInt64) -> Rendered {
         var writer = JSONWriter(capacity: 1024)
         writer.postUpToLikeCount(post)
-        let countSplit = writer.buffer.readableBytes
+        let countStart = writer.buffer.readableBytes
+        writer.likeCountField(post.likeCount ?? 0)
+        let countEnd = writer.buffer.readableBytes
         writer.postFromLikeCountToViewerHasLiked(post)
         let split = writer.buffer.readableBytes
         writer.postAfterViewerHasLiked(post)
         let rendered = Rendered(
-            version: post.version, epoch: epoch, json: writer.buffer, countSplit: countSplit, split: split,
-            likeCount: post.likeCount ?? 0, countHidden: post.likeCountHidden, author: post.author.id)
+            version: post.version, epoch: epoch, json: writer.buffer, count: countStart..<countEnd, split: split,
+            countHidden: post.likeCountHidden, author: post.author.id)
         let size = rendered.json.capacity
         state.withLock { state in
             if let held = state.entries[post.id] {
@@ -99,26 +143,31 @@ final class RenderedPosts: Sendable {
         return rendered
     }
 
-    /// A page of a post list read at render epoch `epoch` as its response, with cursors for `list`. Held posts
-    /// are copied; the others are rendered and kept. A post that was held when the store asked but has been dropped since (the cache started
-    /// over in between) is read again.
+    /// A page of a post list read at render epoch `epoch` as its response, with cursors for `list`.
     func page(
         _ result: PageResult<ListedPost>, list: String, viewer: Int64, epoch: UInt64, store: some Store
     ) async throws -> WrittenJSON {
-        // The held entries, under one lock for the whole page.
-        var items = state.withLock { state in
-            result.items.map { item -> Rendered? in
-                guard case .known(let id, let version, _) = item, let held = state.entries[id],
-                    held.version == version && held.epoch == epoch
-                else { return nil }
-                return held
-            }
-        }
+        try await page(result, list: list, viewer: viewer, lookup: lookup(epoch: epoch), store: store)
+    }
+
+    /// A page of a post list read with `lookup` as its response, with cursors for `list`. Posts the lookup found
+    /// are copied; the others are rendered and kept. A post listed as held but not found (the cache started over in
+    /// between) is read again.
+    func page(
+        _ result: PageResult<ListedPost>, list: String, viewer: Int64, lookup: Lookup, store: some Store
+    ) async throws -> WrittenJSON {
+        let epoch = lookup.epoch
+        var items: [Rendered?] = []
+        items.reserveCapacity(result.items.count)
         var dropped: [Int64] = []
-        for (index, item) in result.items.enumerated() where items[index] == nil {
+        for item in result.items {
             switch item {
-            case .post(let post): items[index] = keep(post, epoch: epoch)
-            case .known(let id, _, _): dropped.append(id)
+            case .post(let post):
+                items.append(keep(post, epoch: epoch))
+            case .known(let id, let version, _):
+                let entry = lookup.entry(id, version) ?? held(id, version, epoch: epoch)
+                if entry == nil { dropped.append(id) }
+                items.append(entry)
             }
         }
         var likedByViewer = result.items.map(\.viewerHasLiked)
@@ -134,23 +183,48 @@ final class RenderedPosts: Sendable {
                 }
             }
         }
-        // Constants from here on: the closure below reads them without exclusivity checks.
-        let entries = items
-        let liked = likedByViewer
-        var writer = JSONWriter(capacity: 256 + entries.reduce(0) { $0 + ($1?.json.readableBytes ?? 0) + 32 })
-        writer.page(
-            entries.indices.lazy.filter { entries[$0] != nil }, next: result.nextCursor(list),
-            newer: result.newerCursor(list)
-        ) { writer, index in
-            let rendered = entries[index].unsafelyUnwrapped
-            rendered.json.withUnsafeReadableBytes { json in
-                writer.json(UnsafeRawBufferPointer(rebasing: json[..<rendered.countSplit]))
-                if rendered.showsCount(to: viewer) { writer.likeCountField(rendered.likeCount) }
-                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.countSplit..<rendered.split]))
-                writer.bool(liked[index])
-                writer.json(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
+        return WrittenJSON(
+            writer: Self.write(
+                items, liked: likedByViewer, viewer: viewer, next: result.nextCursor(list),
+                newer: result.newerCursor(list)))
+    }
+
+    /// The page's JSON: each held post's parts copied straight into one buffer sized for all of them.
+    private static func write(
+        _ items: [Rendered?], liked: [Bool], viewer: Int64, next: String?, newer: String?
+    ) -> JSONWriter {
+        let size = items.reduce(0) { $0 + ($1?.maximumSize ?? 0) + 1 }
+        var writer = JSONWriter(capacity: size + 256)
+        writer.raw("{\"items\":[")
+        writer.copying(maximumBytes: size) { output in
+            var at = 0
+            func copy(_ bytes: UnsafeRawBufferPointer) {
+                output.baseAddress!.advanced(by: at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                at += bytes.count
             }
+            for index in items.indices {
+                guard let rendered = items[index] else { continue }
+                if at > 0 {
+                    output[at] = UInt8(ascii: ",")
+                    at += 1
+                }
+                rendered.json.withUnsafeReadableBytes { json in
+                    if rendered.showsCount(to: viewer) {
+                        copy(UnsafeRawBufferPointer(rebasing: json[..<rendered.split]))
+                    } else {
+                        copy(UnsafeRawBufferPointer(rebasing: json[..<rendered.count.lowerBound]))
+                        copy(UnsafeRawBufferPointer(rebasing: json[rendered.count.upperBound..<rendered.split]))
+                    }
+                    let flag = liked[index] ? JSONWriter.trueBytes : JSONWriter.falseBytes
+                    copy(UnsafeRawBufferPointer(start: flag.utf8Start, count: flag.utf8CodeUnitCount))
+                    copy(UnsafeRawBufferPointer(rebasing: json[rendered.split...]))
+                }
+            }
+            return at
         }
-        return WrittenJSON(writer: writer)
+        writer.raw("]")
+        writer.cursors(next: next, newer: newer)
+        writer.raw("}")
+        return writer
     }
 }

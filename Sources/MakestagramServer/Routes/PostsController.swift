@@ -117,10 +117,10 @@ struct PostsController<S: Store>: Sendable {
     @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         // Taken before the read: JSON rendered from it is right for this epoch, perhaps not for a later one.
-        let epoch = store.renderEpoch
+        let lookup = rendered.lookup(epoch: store.renderEpoch)
         let page = try await store.timeline(
-            viewer: user.id, page: try request.pageRequest(list: "timeline"), known: rendered.known(epoch: epoch))
-        return try await rendered.page(page, list: "timeline", viewer: user.id, epoch: epoch, store: store)
+            viewer: user.id, page: try request.pageRequest(list: "timeline"), known: lookup.known)
+        return try await rendered.page(page, list: "timeline", viewer: user.id, lookup: lookup, store: store)
     }
 
     /// The posts filed under a #hashtag, newest first.

@@ -98,11 +98,11 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let viewer = try context.requireUser()
         let page = try request.pageRequest(list: "posts")
-        let epoch = store.renderEpoch
+        let lookup = rendered.lookup(epoch: store.renderEpoch)
         guard
             let result = try await store.posts(
-                username: try context.username(), viewer: viewer.id, page: page, known: rendered.known(epoch: epoch))
+                username: try context.username(), viewer: viewer.id, page: page, known: lookup.known)
         else { throw APIError.notFound("user") }
-        return try await rendered.page(result, list: "posts", viewer: viewer.id, epoch: epoch, store: store)
+        return try await rendered.page(result, list: "posts", viewer: viewer.id, lookup: lookup, store: store)
     }
 }
