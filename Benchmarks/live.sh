@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Live-update benchmark: release build; one post with 1,000, 5,000 and 10,000 subscribed WebSocket connections on
 # loopback (server pinned to core 0, the client to core 1). Prints server memory per idle connection, the time from
-# a like's HTTP response to its delivery on every subscriber (p50/p99) and the deliveries per second under
+# sending a like to its delivery on every subscriber (p50/p99) and the deliveries per second under
 # back-to-back likes; right before, the kernel's floor for the same N on the same cores (loopback-floor.sh: one C
 # writer on the server's core writing one 300-byte message to each of N sockets, an epoll reader on the client's
 # core), and the ratio of the server's p99 time to all subscribers to that floor; appends to RESULTS.md. Bounded:
@@ -63,7 +63,7 @@ timeout 600 taskset -c "$client_cpus" "$bin/LiveBenchmark" "$base" "$server_pid"
   echo "## Live updates — $(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
   echo
   echo "Benchmarks/live.sh: one post, N WebSocket subscribers on loopback (server on cores $server_cpus, client on $client_cpus);"
-  echo "20 single likes for latency, then 5 s of back-to-back likes for throughput."
+  echo "20 single likes for latency (timed from sending each like), then 5 s of back-to-back likes for throughput."
   echo
   cat "$output"
   echo
