@@ -54,7 +54,8 @@ final class RenderedPosts: Sendable {
     final class Lookup: Sendable {
         let epoch: UInt64
         private let owner: RenderedPosts
-        private let found = Mutex<[Int64: Rendered]>([:])
+        /// In the order the store asked, which is the list's order.
+        private let found = Mutex<(entries: [(id: Int64, rendered: Rendered)], next: Int)>(([], 0))
 
         fileprivate init(owner: RenderedPosts, epoch: UInt64) {
             self.owner = owner
@@ -65,14 +66,27 @@ final class RenderedPosts: Sendable {
         var known: KnownPosts {
             { [self] id, version in
                 guard let held = owner.held(id, version, epoch: epoch) else { return false }
-                found.withLock { $0[id] = held }
+                found.withLock { found in
+                    if found.entries.isEmpty { found.entries.reserveCapacity(Limits.maxPageSize + 1) }
+                    found.entries.append((id, held))
+                }
                 return true
             }
         }
 
-        /// The entry found for `id` at `version`, if the list read found it.
+        /// The entry found for `id` at `version`, if the list read found it. Asked in the list's order, so the
+        /// entry after the last one answered is tried first.
         fileprivate func entry(_ id: Int64, _ version: Int64) -> Rendered? {
-            found.withLock { found in found[id].flatMap { $0.version == version ? $0 : nil } }
+            found.withLock { found in
+                let entries = found.entries
+                let index =
+                    found.next < entries.count && entries[found.next].id == id
+                    ? found.next : entries.firstIndex { $0.id == id }
+                guard let index else { return nil }
+                found.next = index + 1
+                let rendered = entries[index].rendered
+                return rendered.version == version ? rendered : nil
+            }
         }
     }
 

@@ -9,15 +9,11 @@ import Synchronization
 /// before it reads, and its insertion is turned away if its key changed since. The remembered changes are bounded:
 /// when there are too many they are forgotten, and insertions from reads that began before are turned away.
 package final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    // The state and the lookups are inlinable so that the stores' modules specialise them for their keys and values:
-    // every authenticated request looks up a session and every timeline page a window and its versions, and the
-    // unspecialised generic code spent its time finding type metadata.
-    @usableFromInline
-    struct State {
-        @usableFromInline var values: [Key: Value] = [:]
+    private struct State {
+        var values: [Key: Value] = [:]
         /// Keys changed lately, with the generation of their last change.
         var changed: [Key: UInt64] = [:]
-        @usableFromInline var generation: UInt64 = 0
+        var generation: UInt64 = 0
         /// Reads that began before this generation may not insert: the changes before it are forgotten.
         var floor: UInt64 = 0
 
@@ -34,7 +30,7 @@ package final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: S
         }
     }
 
-    @usableFromInline let state = Mutex(State())
+    private let state = Mutex(State())
     /// At most this many values are kept; when full, the cache starts over (reads then refill it).
     package let capacity: Int
     /// At most this many changed keys are remembered.
@@ -46,17 +42,17 @@ package final class CommittedCache<Key: Hashable & Sendable, Value: Sendable>: S
     }
 
     /// The generation to pass to `insert` after reading the database.
-    @inlinable package var generation: UInt64 {
+    package var generation: UInt64 {
         state.withLock { $0.generation }
     }
 
     /// The kept value for `key`, and the generation to pass to ``insert(_:for:generation:)`` on a miss.
-    @inlinable package func lookup(_ key: Key) -> (value: Value?, generation: UInt64) {
+    package func lookup(_ key: Key) -> (value: Value?, generation: UInt64) {
         state.withLock { ($0.values[key], $0.generation) }
     }
 
     /// The kept values for all of `keys`, in their order, or nil if any is missing.
-    @inlinable package func values(_ keys: some Sequence<Key>) -> [Value]? {
+    package func values(_ keys: some Sequence<Key>) -> [Value]? {
         state.withLock { state in
             var values: [Value] = []
             values.reserveCapacity(keys.underestimatedCount)
