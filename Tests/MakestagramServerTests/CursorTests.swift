@@ -25,7 +25,8 @@ import Testing
 @Suite struct PageQueryTests {
     @Test(arguments: [
         "limit=5", "cursor=abc&limit=7", "limit=1&limit=2", "limit", "limit=", "other=1", "", "&&limit=9&",
-        "cursor=a%2Db", "cursor=%FF", "cursor=%E2%82%AC", "cursor=%4", "cursor=%zz", "cursor=%", "xlimit=3&limit=4",
+        "cursor=a%2Db", "cursor=%FF", "cursor=%E2%82%AC", "cursor=%4", "cursor=%zz", "cursor=%+F", "cursor=%",
+        "xlimit=3&limit=4",
         "limit=a=b", "cursor=a+b", "limit=%35",
     ])
     func queryValuesMatchHummingbirdsParameters(query: String) throws {

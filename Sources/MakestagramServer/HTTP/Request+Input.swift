@@ -114,12 +114,22 @@ extension Request {
             }
             let high = value.index(after: index)
             guard high < value.endIndex, value.index(after: high) < value.endIndex,
-                let byte = UInt8(String(Substring(value[high...value.index(after: high)])), radix: 16)
+                let first = hexDigit(value[high]), let second = hexDigit(value[value.index(after: high)])
             else { return nil }
-            bytes.append(byte)
+            bytes.append(first << 4 | second)
             index = value.index(high, offsetBy: 2)
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The value of one hexadecimal digit (no sign, unlike `UInt8(_:radix:)`).
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }
 
