@@ -76,7 +76,7 @@ struct JSONWriter {
     }
 
     mutating func bool(_ value: Bool) {
-        if value { raw("true") } else { raw("false") }
+        raw(value ? Self.trueBytes : Self.falseBytes)
     }
 
     /// ISO 8601 in UTC to the second, as `JSONEncoder`'s `.iso8601` strategy writes it.
@@ -260,6 +260,7 @@ struct JSONWriter {
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: maximumBytes, body)
     }
 
+    /// The two values of a boolean, also copied as they are into pages of rendered posts.
     static let trueBytes: StaticString = "true"
     static let falseBytes: StaticString = "false"
 }
