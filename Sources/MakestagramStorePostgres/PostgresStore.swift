@@ -406,9 +406,10 @@ public final class PostgresStore: Store, Service {
     }
 
     /// Claims the job with a session-level advisory lock, held by one pooled connection for as long as `body` runs.
-    /// PostgreSQL releases it when that connection ends, so an instance that dies mid-job frees it; and when the job
-    /// is over this instance ends the connection rather than unlocking, because a query on a connection the server
-    /// has closed meanwhile would never be answered (postgres-nio drops its write).
+    /// PostgreSQL releases it when that connection ends, so an instance that dies mid-job frees it. When the job is
+    /// over this instance unlocks (within the operation timeout: a query on a connection the server has closed
+    /// meanwhile would never be answered, as postgres-nio drops its write) and then ends the connection, so that
+    /// the job can be claimed again as soon as this call returns.
     public func runAlone(_ job: String, _ body: @escaping @Sendable () async throws -> Void) async throws -> Bool {
         let (key, logger, timeout) = (Self.advisoryKey(job), logger, timeout)
         let outcome: Result<Bool, any Error> = try await mapErrors {
@@ -425,6 +426,11 @@ public final class PostgresStore: Store, Service {
                     outcome = .success(true)
                 } catch {
                     outcome = .failure(error)
+                }
+                // Unlocked before the connection closes: the server ends a closed connection's session (and so
+                // frees its locks) only some time after the client has gone.
+                _ = try? await abandoning(after: timeout) {
+                    try await connection.query("SELECT pg_advisory_unlock(\(key))", logger: logger).collect().count
                 }
                 try? await connection.close()
                 return outcome
