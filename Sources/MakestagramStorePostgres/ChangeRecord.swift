@@ -6,7 +6,7 @@ import MakestagramStore
 /// audience of a new or deleted post, which each reader resolves from the follows it can see (a post's author may
 /// have a hundred thousand followers).
 ///
-/// Likes are written by the `set_like` function in SQL, so the field names here are also the keys it builds.
+/// Likes are written by the `set_likes` function in SQL, so the field names here are also the keys it builds.
 struct ChangeRecord: Codable, Sendable, Equatable {
     enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,

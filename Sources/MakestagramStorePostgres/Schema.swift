@@ -27,6 +27,7 @@ enum Schema {
         ("v12 account status and moderation", v12),
         ("v13 third-party apps", v13),
         ("v14 app tokens", v14),
+        ("v15 likes and activity set by set", v15),
     ]
 
     static let v1 = """
@@ -575,6 +576,173 @@ enum Schema {
           scopes text NOT NULL,
           created_at double precision NOT NULL
         );
+        """
+
+    /// Likes and activity set by set, not row by row: a call of `set_likes` writes its toggles' likes in one
+    /// statement, and statement-level triggers (over the rows each statement inserted or deleted) keep the posts'
+    /// counts, versions and likers previews, the activity rows, their groups and the unread counts, each in one
+    /// statement per call instead of one per like. Marking activity read stays a row trigger: it changes one
+    /// recipient's rows at a time. Every path that writes likes or activity (a cascade from a deleted post or
+    /// account included) goes through the same triggers.
+    ///
+    /// `set_likes` answers each toggle as if the call's toggles ran one after another in the order given: whether it
+    /// changed something, and the post's count and version right after it (the likers preview is the call's last).
+    /// A like and its unlike in the same call store nothing but are two changes, so the post's version still counts
+    /// both. Measured with pgbench (pairs of calls of 19 likes, then the 19 unlikes; two clients): about 250 µs of
+    /// PostgreSQL's CPU per toggle before, 130–150 after.
+    static let v15 = """
+        DROP TRIGGER likes_changed ON likes;
+        DROP TRIGGER likes_activity ON likes;
+        DROP FUNCTION likes_changed();
+        DROP TRIGGER activity_changed ON activity;
+
+        CREATE FUNCTION likes_written() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          step bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+        BEGIN
+          -- Posts, then their authors, each in ID order: the order every writer of a like, comment or post takes them
+          -- in. Once the posts are locked, the UPDATE (a statement of its own) sees every earlier liker's commit.
+          PERFORM 1 FROM posts WHERE id IN (SELECT post_id FROM written_likes) ORDER BY id FOR NO KEY UPDATE;
+          UPDATE posts p SET like_count = p.like_count + step * d.n, version = p.version + d.n,
+            likers_preview = coalesce((
+              SELECT string_agg(username, ' ' ORDER BY like_id DESC) FROM (
+                SELECT u.username, l.id AS like_id FROM likes l JOIN users u ON u.id = l.user_id
+                WHERE l.post_id = p.id ORDER BY l.id DESC LIMIT 3) newest), '')
+            FROM (SELECT post_id, count(*) AS n FROM written_likes GROUP BY post_id) d WHERE p.id = d.post_id;
+          -- A new like's activity; an unlike's goes with its like, by the foreign key.
+          IF TG_OP = 'INSERT' THEN
+            INSERT INTO activity (recipient_id, actor_id, kind, post_id, like_id, group_key, created_at)
+              SELECT p.author_id, l.user_id, 'like', l.post_id, l.id,
+                'like:' || l.post_id || ':' || floor(l.created_at / 86400)::bigint, l.created_at
+              FROM written_likes l JOIN posts p ON p.id = l.post_id WHERE p.author_id <> l.user_id ORDER BY l.id;
+          END IF;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER likes_inserted AFTER INSERT ON likes REFERENCING NEW TABLE AS written_likes
+          FOR EACH STATEMENT EXECUTE FUNCTION likes_written();
+        CREATE TRIGGER likes_deleted AFTER DELETE ON likes REFERENCING OLD TABLE AS written_likes
+          FOR EACH STATEMENT EXECUTE FUNCTION likes_written();
+
+        CREATE FUNCTION activity_written() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE
+          step bigint := CASE WHEN TG_OP = 'INSERT' THEN 1 ELSE -1 END;
+        BEGIN
+          PERFORM 1 FROM users WHERE id IN (SELECT recipient_id FROM written_activity) ORDER BY id FOR NO KEY UPDATE;
+          IF TG_OP = 'INSERT' THEN
+            INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
+              SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread)
+              FROM written_activity GROUP BY recipient_id, group_key ORDER BY recipient_id, group_key
+              ON CONFLICT (recipient_id, group_key) DO UPDATE SET
+                newest_id = greatest(activity_groups.newest_id, excluded.newest_id),
+                size = activity_groups.size + excluded.size, unread = activity_groups.unread + excluded.unread;
+          ELSE
+            UPDATE activity_groups g SET size = g.size - d.n, unread = g.unread - d.u,
+              newest_id = coalesce((SELECT max(a.id) FROM activity a
+                WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key), g.newest_id)
+              FROM (SELECT recipient_id, group_key, count(*) AS n, sum(unread) AS u FROM written_activity
+                GROUP BY 1, 2) d
+              WHERE g.recipient_id = d.recipient_id AND g.group_key = d.group_key;
+            DELETE FROM activity_groups g USING (SELECT DISTINCT recipient_id, group_key FROM written_activity) d
+              WHERE g.recipient_id = d.recipient_id AND g.group_key = d.group_key AND g.size = 0;
+          END IF;
+          UPDATE users u SET activity_unread = u.activity_unread + step * d.n
+            FROM (SELECT recipient_id, sum(unread) AS n FROM written_activity GROUP BY recipient_id) d
+            WHERE u.id = d.recipient_id AND d.n <> 0;
+          INSERT INTO activity_touched (user_id) SELECT DISTINCT recipient_id FROM written_activity ORDER BY 1
+            ON CONFLICT DO NOTHING;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER activity_inserted AFTER INSERT ON activity REFERENCING NEW TABLE AS written_activity
+          FOR EACH STATEMENT EXECUTE FUNCTION activity_written();
+        CREATE TRIGGER activity_deleted AFTER DELETE ON activity REFERENCING OLD TABLE AS written_activity
+          FOR EACH STATEMENT EXECUTE FUNCTION activity_written();
+
+        CREATE FUNCTION activity_read() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF OLD.unread = 1 AND NEW.unread = 0 THEN
+            UPDATE activity_groups SET unread = unread - 1
+              WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
+            UPDATE users SET activity_unread = activity_unread - 1 WHERE id = OLD.recipient_id;
+            INSERT INTO activity_touched (user_id) VALUES (OLD.recipient_id) ON CONFLICT DO NOTHING;
+          END IF;
+          RETURN NULL;
+        END $$;
+        CREATE TRIGGER activity_read AFTER UPDATE OF unread ON activity FOR EACH ROW EXECUTE FUNCTION activity_read();
+
+        DROP FUNCTION set_like(bigint, bigint, boolean, double precision);
+        DROP FUNCTION set_likes(bigint[], bigint[], boolean[], double precision);
+        CREATE FUNCTION set_likes(p_posts bigint[], p_users bigint[], p_liked boolean[], p_now double precision)
+        RETURNS TABLE (item integer, changed boolean, like_count bigint, likers_preview text, version bigint,
+                       username text, display_name text, avatar_file text, author_id bigint, hide_like_count boolean)
+        LANGUAGE plpgsql AS $$
+        DECLARE
+          found bigint[];
+          written_posts bigint[];
+          written_users bigint[];
+          changes boolean[];
+        BEGIN
+          -- The posts, then their authors, locked in ID order (the order every writer of a like, comment or post takes
+          -- them in): two calls that share a row wait at the first they share, and never deadlock.
+          SELECT array_agg(id) INTO found FROM (
+            SELECT id FROM posts WHERE id = ANY(p_posts) ORDER BY id FOR NO KEY UPDATE) locked;
+          PERFORM 1 FROM users WHERE id IN (SELECT p.author_id FROM posts p WHERE p.id = ANY(found))
+            ORDER BY id FOR NO KEY UPDATE;
+          -- Each (post, user) pair ends as its last toggle asks, in one statement for the whole call (new likes in the
+          -- order given, so the likers preview shows the last first); the pairs whose row was written tell the state
+          -- before. A pair that ends as it began keeps its row.
+          WITH t AS (
+            SELECT DISTINCT ON (post, usr) post, usr, liked, ord
+            FROM unnest(p_posts, p_users, p_liked) WITH ORDINALITY AS t(post, usr, liked, ord)
+            WHERE post = ANY(found) ORDER BY post, usr, ord DESC
+          ), ins AS (
+            INSERT INTO likes (post_id, user_id, created_at) SELECT post, usr, p_now FROM t WHERE liked ORDER BY post, ord
+            ON CONFLICT DO NOTHING RETURNING post_id, user_id
+          ), del AS (
+            DELETE FROM likes l USING t WHERE NOT t.liked AND l.post_id = t.post AND l.user_id = t.usr
+            RETURNING l.post_id, l.user_id
+          )
+          SELECT array_agg(w.post_id), array_agg(w.user_id) INTO written_posts, written_users
+          FROM (SELECT * FROM ins UNION ALL SELECT * FROM del) w;
+          -- Whether each toggle changed something, taken in the order given.
+          SELECT array_agg(coalesce(c, false) ORDER BY o) INTO changes FROM (
+            SELECT g.ord AS o, g.post = ANY(found) AND g.liked <> coalesce(
+              lag(g.liked) OVER (PARTITION BY g.post, g.usr ORDER BY g.ord),
+              CASE WHEN w.post IS NULL THEN g.last ELSE NOT g.last END) AS c
+            FROM (SELECT t.*, last_value(t.liked) OVER (PARTITION BY t.post, t.usr ORDER BY t.ord
+                    ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS last
+                  FROM unnest(p_posts, p_users, p_liked) WITH ORDINALITY AS t(post, usr, liked, ord)) g
+            LEFT JOIN unnest(written_posts, written_users) AS w(post, usr) ON w.post = g.post AND w.usr = g.usr) x;
+          -- A like and its unlike in the same call store nothing, but are two changes: the version counts every change.
+          UPDATE posts p SET version = p.version + e.n FROM (
+            SELECT t.post, count(*) FILTER (WHERE changes[t.ord]) - (
+              SELECT count(*) FROM unnest(written_posts) w(post) WHERE w.post = t.post) AS n
+            FROM unnest(p_posts) WITH ORDINALITY AS t(post, ord) GROUP BY t.post) e
+          WHERE p.id = e.post AND e.n > 0;
+          -- Each toggle's answer is the post as it was right after it: the state now, less what later toggles changed.
+          RETURN QUERY
+          WITH t AS (
+            SELECT t.ord::integer AS ord, t.post, t.usr, t.liked, changes[t.ord] AS changed,
+              CASE WHEN NOT changes[t.ord] THEN 0 WHEN t.liked THEN 1 ELSE -1 END AS delta
+            FROM unnest(p_posts, p_users, p_liked) WITH ORDINALITY AS t(post, usr, liked, ord)
+            WHERE t.post = ANY(found)
+          ), r AS (
+            SELECT t.ord, t.post, t.usr, t.liked, t.changed,
+              p.like_count - coalesce(sum(t.delta) OVER later, 0) AS like_count,
+              p.version - coalesce(count(*) FILTER (WHERE t.changed) OVER later, 0) AS version,
+              p.likers_preview, u.username, u.display_name, u.avatar_file, p.author_id, p.hide_like_count
+            FROM t JOIN posts p ON p.id = t.post JOIN users u ON u.id = t.usr
+            WINDOW later AS (PARTITION BY t.post ORDER BY t.ord ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
+          ), written AS (
+            INSERT INTO changes (payload)
+              SELECT json_build_object('kind', 'like', 'post', r.post, 'actor', r.usr, 'username', r.username,
+                'displayName', r.display_name, 'avatarFile', r.avatar_file, 'on', r.liked,
+                'count', r.like_count, 'likers', r.likers_preview, 'version', r.version,
+                'owner', r.author_id, 'hidden', r.hide_like_count)::text
+              FROM r WHERE r.changed ORDER BY r.post, r.ord
+          )
+          SELECT r.ord, r.changed, r.like_count, r.likers_preview, r.version, r.username, r.display_name, r.avatar_file,
+            r.author_id, r.hide_like_count FROM r ORDER BY r.ord;
+        END $$;
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two
