@@ -221,7 +221,8 @@ final class ChangeStream: Sendable {
             guard let seq, let xid, let payload, delivered[seq] == nil else { continue }
             delivered[seq] = UInt64(xid) ?? 0
             do {
-                records.append(try decoder.decode(ChangeRecord.self, from: Data(payload.utf8)))
+                records.append(
+                    try ChangeRecord(flatJSON: payload) ?? decoder.decode(ChangeRecord.self, from: Data(payload.utf8)))
             } catch {
                 logger.error("unreadable change in the change table", metadata: ["payload": "\(payload)"])
             }
