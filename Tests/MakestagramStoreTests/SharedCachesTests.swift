@@ -248,6 +248,70 @@ struct SharedCachesTests {
         await drop()
     }
 
+    /// Many batches at once through both instances, on posts of a few authors: the posts and then their authors are
+    /// locked in ID order, so no batch waits for ever, and every count the triggers keep matches the rows.
+    @Test func likeStormsThroughTwoInstancesLeaveEveryCountExact() async throws {
+        try await withInstances { a, b in
+            var authors: [Int64] = []
+            for index in 0..<4 { authors.append(try await a.user("author\(index)")) }
+            var posts: [Int64] = []
+            for index in 0..<12 { posts.append(try await b.photoPost(by: authors[index % authors.count])) }
+            var likers = authors
+            for index in 0..<12 { likers.append(try await a.user("liker\(index)")) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for task in 0..<32 {
+                    group.addTask { [likers, posts] in
+                        var random = SeededGenerator(seed: UInt64(task + 1))
+                        for _ in 0..<40 {
+                            _ = try await (Bool.random(using: &random) ? a : b).setLike(
+                                postID: posts.randomElement(using: &random)!,
+                                viewer: likers.randomElement(using: &random)!, liked: Bool.random(using: &random))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let mismatches = try await a.read { connection in
+                try await connection.query(
+                    """
+                    SELECT
+                      (SELECT count(*) FROM posts p
+                        WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)),
+                      (SELECT count(*) FROM likes l JOIN posts p ON p.id = l.post_id
+                        WHERE p.author_id <> l.user_id
+                          AND NOT EXISTS (SELECT 1 FROM activity a WHERE a.like_id = l.id)),
+                      (SELECT count(*) FROM activity WHERE kind = 'like' AND like_id IS NULL),
+                      (SELECT count(*) FROM users u WHERE activity_unread
+                        <> (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)),
+                      (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
+                        WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key)),
+                      (SELECT count(*) FROM activity_groups g WHERE newest_id <> (SELECT max(id) FROM activity a
+                        WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key)),
+                      (SELECT count(*) FROM likes)
+                    """, logger: Logger(label: "test")
+                ).collect()[0].decode((Int, Int, Int, Int, Int, Int, Int).self)
+            }
+            #expect(mismatches.0 == 0, "posts whose like count is off")
+            #expect(mismatches.1 == 0 && mismatches.2 == 0, "likes without activity, or activity without a like")
+            #expect(mismatches.3 == 0, "users whose unread count is off")
+            #expect(mismatches.4 == 0 && mismatches.5 == 0, "activity groups that do not match their rows")
+            #expect(mismatches.6 > 0)
+            // Both instances serve the counts the database holds.
+            try await a.caughtUp()
+            try await b.caughtUp()
+            for post in posts {
+                let stored = try await a.read { connection in
+                    try await connection.query(
+                        "SELECT like_count FROM posts WHERE id = \(post)", logger: Logger(label: "test")
+                    )
+                    .collect()[0].decode(Int.self)
+                }
+                #expect(try await a.post(id: post, viewer: authors[0])?.likeCount == stored)
+                #expect(try await b.post(id: post, viewer: authors[0])?.likeCount == stored)
+            }
+        }
+    }
+
     @Test func caughtUpInstancesPublishEveryChangeOnceInCommitOrder() async throws {
         let sinks = (RecordingSink(), RecordingSink())
         let (url, drop) = try await TestPostgres.makeDatabase()
