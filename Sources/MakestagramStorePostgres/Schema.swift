@@ -581,9 +581,14 @@ enum Schema {
     /// Likes and activity set by set, not row by row: a call of `set_likes` writes its toggles' likes in one
     /// statement, and statement-level triggers (over the rows each statement inserted or deleted) keep the posts'
     /// counts, versions and likers previews, the activity rows, their groups and the unread counts, each in one
-    /// statement per call instead of one per like. Marking activity read stays a row trigger: it changes one
-    /// recipient's rows at a time. Every path that writes likes or activity (a cascade from a deleted post or
-    /// account included) goes through the same triggers.
+    /// statement per call instead of one per like; marking activity read is one statement too. Every path that
+    /// writes likes or activity (a cascade from a deleted post or account included) goes through the same triggers.
+    ///
+    /// The statement that moves unread counts also writes each recipient's change row, holding the recipient's row
+    /// until commit, so one user's counts still reach the stream in commit order; a transaction that moves a count
+    /// twice writes two rows, the last with the count it commits. (Before, a deferred trigger wrote one row per
+    /// recipient at commit from a note in `activity_touched`: a note written and deleted, and two statements, per
+    /// recipient and transaction.)
     ///
     /// `set_likes` answers each toggle as if the call's toggles ran one after another in the order given: whether it
     /// changed something, and the post's count and version right after it (the likers preview is the call's last).
@@ -648,8 +653,9 @@ enum Schema {
           UPDATE users u SET activity_unread = u.activity_unread + step * d.n
             FROM (SELECT recipient_id, sum(unread) AS n FROM written_activity GROUP BY recipient_id) d
             WHERE u.id = d.recipient_id AND d.n <> 0;
-          INSERT INTO activity_touched (user_id) SELECT DISTINCT recipient_id FROM written_activity ORDER BY 1
-            ON CONFLICT DO NOTHING;
+          INSERT INTO changes (payload)
+            SELECT json_build_object('kind', 'activityChanged', 'target', id, 'count', activity_unread)::text
+            FROM users WHERE id IN (SELECT recipient_id FROM written_activity) ORDER BY id;
           RETURN NULL;
         END $$;
         CREATE TRIGGER activity_inserted AFTER INSERT ON activity REFERENCING NEW TABLE AS written_activity
@@ -657,17 +663,30 @@ enum Schema {
         CREATE TRIGGER activity_deleted AFTER DELETE ON activity REFERENCING OLD TABLE AS written_activity
           FOR EACH STATEMENT EXECUTE FUNCTION activity_written();
 
+        -- Activity rows change only when they are marked read.
         CREATE FUNCTION activity_read() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
-          IF OLD.unread = 1 AND NEW.unread = 0 THEN
-            UPDATE activity_groups SET unread = unread - 1
-              WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
-            UPDATE users SET activity_unread = activity_unread - 1 WHERE id = OLD.recipient_id;
-            INSERT INTO activity_touched (user_id) VALUES (OLD.recipient_id) ON CONFLICT DO NOTHING;
-          END IF;
+          PERFORM 1 FROM users WHERE id IN (SELECT recipient_id FROM activity_before) ORDER BY id FOR NO KEY UPDATE;
+          UPDATE activity_groups g SET unread = g.unread - d.n
+            FROM (SELECT b.recipient_id, b.group_key, count(*) AS n
+              FROM activity_before b JOIN activity_after a ON a.id = b.id
+              WHERE b.unread = 1 AND a.unread = 0 GROUP BY 1, 2) d
+            WHERE g.recipient_id = d.recipient_id AND g.group_key = d.group_key;
+          WITH counted AS (
+            UPDATE users u SET activity_unread = u.activity_unread - d.n
+              FROM (SELECT b.recipient_id, count(*) AS n FROM activity_before b JOIN activity_after a ON a.id = b.id
+                WHERE b.unread = 1 AND a.unread = 0 GROUP BY 1) d
+              WHERE u.id = d.recipient_id RETURNING u.id, u.activity_unread)
+          INSERT INTO changes (payload)
+            SELECT json_build_object('kind', 'activityChanged', 'target', id, 'count', activity_unread)::text
+            FROM counted ORDER BY id;
           RETURN NULL;
         END $$;
-        CREATE TRIGGER activity_read AFTER UPDATE OF unread ON activity FOR EACH ROW EXECUTE FUNCTION activity_read();
+        CREATE TRIGGER activity_read AFTER UPDATE ON activity
+          REFERENCING OLD TABLE AS activity_before NEW TABLE AS activity_after
+          FOR EACH STATEMENT EXECUTE FUNCTION activity_read();
+        DROP TABLE activity_touched;
+        DROP FUNCTION activity_touched_committing();
 
         DROP FUNCTION set_like(bigint, bigint, boolean, double precision);
         DROP FUNCTION set_likes(bigint[], bigint[], boolean[], double precision);
