@@ -31,14 +31,16 @@ final class LikeBatches: Sendable {
         var running = 0
     }
 
-    /// How many batches may be on their way at once: two keep both of PostgreSQL's cores busy while the server
-    /// gathers the next.
+    /// How many batches may be on their way at once. One: a call costs PostgreSQL about a millisecond whatever it
+    /// carries, so the toggles that wait while it runs are worth more as one bigger call than as a second one. On
+    /// the benchmark's 2-core machine one batch at a time gave 6,100–7,400 toggles/s, two 5,700–6,600 and three
+    /// 5,600–6,200, with lower latency too (Benchmarks/RESULTS.md). Several instances still send one each.
     let maxRunning: Int
     /// The most toggles one call carries.
     let maxBatch: Int
     private let state = Mutex(State())
 
-    init(maxRunning: Int = 2, maxBatch: Int = 256) {
+    init(maxRunning: Int = 1, maxBatch: Int = 256) {
         self.maxRunning = maxRunning
         self.maxBatch = maxBatch
     }
