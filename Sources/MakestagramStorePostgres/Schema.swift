@@ -667,15 +667,16 @@ enum Schema {
         CREATE FUNCTION activity_read() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           PERFORM 1 FROM users WHERE id IN (SELECT recipient_id FROM activity_before) ORDER BY id FOR NO KEY UPDATE;
-          UPDATE activity_groups g SET unread = g.unread - d.n
-            FROM (SELECT b.recipient_id, b.group_key, count(*) AS n
-              FROM activity_before b JOIN activity_after a ON a.id = b.id
-              WHERE b.unread = 1 AND a.unread = 0 GROUP BY 1, 2) d
-            WHERE g.recipient_id = d.recipient_id AND g.group_key = d.group_key;
-          WITH counted AS (
+          WITH read AS (
+            SELECT b.recipient_id, b.group_key FROM activity_before b JOIN activity_after a ON a.id = b.id
+            WHERE b.unread = 1 AND a.unread = 0
+          ), grouped AS (
+            UPDATE activity_groups g SET unread = g.unread - d.n
+              FROM (SELECT recipient_id, group_key, count(*) AS n FROM read GROUP BY 1, 2) d
+              WHERE g.recipient_id = d.recipient_id AND g.group_key = d.group_key
+          ), counted AS (
             UPDATE users u SET activity_unread = u.activity_unread - d.n
-              FROM (SELECT b.recipient_id, count(*) AS n FROM activity_before b JOIN activity_after a ON a.id = b.id
-                WHERE b.unread = 1 AND a.unread = 0 GROUP BY 1) d
+              FROM (SELECT recipient_id, count(*) AS n FROM read GROUP BY 1) d
               WHERE u.id = d.recipient_id RETURNING u.id, u.activity_unread)
           INSERT INTO changes (payload)
             SELECT json_build_object('kind', 'activityChanged', 'target', id, 'count', activity_unread)::text
