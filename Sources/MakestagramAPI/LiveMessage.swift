@@ -4,8 +4,9 @@ import Foundation
 public enum LiveProtocol {
     /// The protocol version the server announces in ``LiveServerMessage/hello(_:)``.
     public static let version = 1
-    /// The most posts one connection may be subscribed to.
-    public static let maxSubscriptions = 500
+    /// The most posts one connection may be subscribed to: more than any screen shows (a profile scrolled through
+    /// 500 posts, with the feed's cards still kept).
+    public static let maxSubscriptions = 1000
 }
 
 /// Close codes the server uses, beside the standard 1000 (normal) and 1001 (server going away).
@@ -188,7 +189,8 @@ public enum LiveErrorCode: String, Codable, Sendable, CaseIterable {
     case badMessage = "bad_message"
     /// Subscribing would pass ``LiveProtocol/maxSubscriptions``; the posts beyond were not subscribed.
     case tooManySubscriptions = "too_many_subscriptions"
-    /// The connection sent too many messages or subscribed to too many posts lately; nothing was done.
+    /// The connection asked for more work lately (messages, and posts subscribed to) than its budget allows;
+    /// nothing was done. ``LiveError/retryAfter`` says when to send it again.
     case rateLimited = "rate_limited"
     /// The server failed to do it; try again.
     case internalError = "internal_error"
@@ -199,10 +201,24 @@ public struct LiveError: Codable, Sendable, Equatable {
     /// Stable, machine-readable: one of ``LiveErrorCode`` (a string, so that a newer server's codes still decode).
     public var code: String
     public var detail: String
+    /// The type of the message refused (`subscribe` or `unsubscribe`), when one was.
+    public var refused: String?
+    /// The posts the refused message named whose subscription it did not change: for a subscribe, the posts that
+    /// stay unsubscribed; for an unsubscribe, those that stay subscribed. A client keeps what it believes it is
+    /// subscribed to equal to the server's by applying them.
+    public var posts: [Int64]?
+    /// For ``LiveErrorCode/rateLimited`` and ``LiveErrorCode/internalError``: seconds after which the same message
+    /// will be accepted.
+    public var retryAfter: Int?
 
-    public init(code: LiveErrorCode, detail: String) {
+    public init(
+        code: LiveErrorCode, detail: String, refused: String? = nil, posts: [Int64]? = nil, retryAfter: Int? = nil
+    ) {
         self.code = code.rawValue
         self.detail = detail
+        self.refused = refused
+        self.posts = posts
+        self.retryAfter = retryAfter
     }
 }
 

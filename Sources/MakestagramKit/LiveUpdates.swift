@@ -37,7 +37,13 @@ public final class LiveUpdates {
     private let homeFeed: () -> FeedStore?
     private var task: Task<Void, Never>?
     private var send: (@Sendable (String) async throws -> Void)?
+    /// What the server holds for this socket once it has acted on every message sent, corrected by every refusal it
+    /// names: always the server's own set.
     private var subscribed: Set<Int64> = []
+    /// Posts the server said are gone or hidden: not asked for again on this connection.
+    private var unavailable: Set<Int64> = []
+    /// After a refusal, nothing is sent before the moment the server named.
+    private var refusedUntil = ContinuousClock.now
     private var maxSubscriptions = LiveProtocol.maxSubscriptions
     /// Posts to follow although no model shows them (command-line `watch`).
     private var extra: Set<Int64> = []
@@ -63,6 +69,7 @@ public final class LiveUpdates {
         task = nil
         send = nil
         subscribed = []
+        unavailable = []
         statusInput.write(.stopped)
     }
 
@@ -99,6 +106,7 @@ public final class LiveUpdates {
             guard !Task.isCancelled else { return }
             send = nil
             subscribed = []
+            unavailable = []
             switch closeCode {
             case LiveCloseCode.sessionEnded, LiveCloseCode.unauthorized, LiveCloseCode.accountClosed:
                 task = nil
@@ -132,6 +140,8 @@ public final class LiveUpdates {
         case .hello(let hello):
             maxSubscriptions = hello.maxSubscriptions
             subscribed = []
+            unavailable = []
+            refusedUntil = .now
             statusInput.write(.live)
             sync()
             // Back online: what was liked meanwhile goes out, and the feed picks up what was posted.
@@ -144,9 +154,13 @@ public final class LiveUpdates {
             homeFeed()?.announce(post)
         case .subscribed(let answer):
             subscribed.subtract(answer.unavailable)
+            unavailable.formUnion(answer.unavailable)
         case .postDeleted(let event):
             subscribed.remove(event.postId)
+            unavailable.insert(event.postId)
             store.apply(message)
+        case .error(let error):
+            refused(error)
         case .activityChanged(let unread):
             activity?.received(unreadCount: unread.unreadCount)
         default:
@@ -170,15 +184,32 @@ public final class LiveUpdates {
         }
     }
 
+    /// The server did not do what a message asked: take its word for what it holds, and ask again when it says.
+    private func refused(_ error: LiveError) {
+        switch error.refused {
+        case "subscribe": subscribed.subtract(error.posts ?? [])
+        case "unsubscribe": subscribed.formUnion(error.posts ?? [])
+        default: return
+        }
+        guard let seconds = error.retryAfter else { return }
+        let until = ContinuousClock.now + .seconds(seconds)
+        refusedUntil = max(refusedUntil, until)
+        Task { [weak self] in
+            try? await Task.sleep(until: until)
+            self?.sync()
+        }
+    }
+
     /// Subscribes to the posts shown and not subscribed yet (the newest first, up to the cap) and unsubscribes
     /// from those no longer shown.
     private func sync() {
-        guard let send, statusInput.value == .live else { return }
+        guard let send, statusInput.value == .live, ContinuousClock.now >= refusedUntil else { return }
         let wanted = Set(store.liveIDs).union(extra)
+        unavailable.formIntersection(wanted)
         let dropped = subscribed.subtracting(wanted)
         subscribed.subtract(dropped)
         let room = max(0, maxSubscriptions - subscribed.count)
-        let added = Array(wanted.subtracting(subscribed).sorted(by: >).prefix(room))
+        let added = Array(wanted.subtracting(subscribed).subtracting(unavailable).sorted(by: >).prefix(room))
         subscribed.formUnion(added)
         var messages: [LiveClientMessage] = []
         if !dropped.isEmpty { messages.append(.unsubscribe(posts: dropped.sorted())) }

@@ -132,6 +132,18 @@ final class LiveConnection: Sendable {
         state.withLock { state in Set(ids).count { state.subscriptions[$0] == nil } }
     }
 
+    /// The posts among `ids` not subscribed (each once, in the order given): those a refused subscribe leaves out.
+    func notSubscribed(among ids: [Int64]) -> [Int64] {
+        var seen = Set<Int64>()
+        return state.withLock { state in ids.filter { state.subscriptions[$0] == nil && seen.insert($0).inserted } }
+    }
+
+    /// The posts among `ids` subscribed to, pending or not (each once, in the order given).
+    func subscribed(among ids: [Int64]) -> [Int64] {
+        var seen = Set<Int64>()
+        return state.withLock { state in ids.filter { state.subscriptions[$0] != nil && seen.insert($0).inserted } }
+    }
+
     /// Stops events about `ids`. Answers the IDs that were subscribed.
     func unsubscribe(_ ids: [Int64]) -> [Int64] {
         state.withLock { state in

@@ -14,10 +14,13 @@ public struct LiveOptions: Sendable {
     public var closeGrace: Duration = .seconds(10)
     /// Connections one user may hold at once.
     public var maxSocketsPerUser = 20
-    /// Subscribe and unsubscribe messages the client may send (nil: no limit).
-    public var messages: RateLimit? = RateLimit(20, per: .seconds(10))
-    /// Posts the client may subscribe to, each costing a snapshot (nil: no limit).
-    public var snapshots: RateLimit? = RateLimit(1000, per: .seconds(10))
+    /// The work a client may ask for (nil: no limit): each message costs one, and each post it newly subscribes to
+    /// one more (a snapshot to read and send). Counted in work, not messages, so that a client that coalesces
+    /// (one subscribe for a whole page) and one that does not are treated alike, and no ordinary screen (a feed of
+    /// 100 cards, a profile of 500 posts, fast scrolling) comes near it.
+    public var work: RateLimit? = LiveOptions.defaultWork
+    /// 2,000 per 10 s: two full resubscriptions at the cap in a burst, 200 a second after that.
+    public static let defaultWork = RateLimit(2000, per: .seconds(10))
     /// Whether finished frames may be written straight below the frame encoder (``WireFrame``): true only when the
     /// server negotiates no WebSocket extension. With an extension (per-message deflate) every frame goes through
     /// the WebSocket library's outbound writer, which applies it.
@@ -92,35 +95,22 @@ public struct LiveSession: Sendable {
                 }
             }
             defer { connection.finish() }
-            // The reading loop is one task: its budgets need no lock.
-            var budget = Budget(options)
+            // The reading loop is one task: its budget needs no lock.
+            var budget = options.work.map { TokenBucket($0) }
             for try await message in inbound.messages(maxSize: 64 * 1024) {
                 await handle(message, on: connection, budget: &budget)
             }
         }
     }
 
-    /// What the connection may still send: messages, and the snapshots subscribing costs.
-    struct Budget {
-        var messages: TokenBucket?
-        var snapshots: TokenBucket?
-
-        init(_ options: LiveOptions) {
-            messages = options.messages.map { TokenBucket($0) }
-            snapshots = options.snapshots.map { TokenBucket($0) }
-        }
-    }
-
-    private func handle(_ message: WebSocketMessage, on connection: LiveConnection, budget: inout Budget) async {
-        if let wait = budget.messages?.take() {
-            return connection.send(.error(Self.slowDown(wait, "messages")))
-        }
+    private func handle(_ message: WebSocketMessage, on connection: LiveConnection, budget: inout TokenBucket?) async {
         let data: Data
         switch message {
         case .text(let text): data = Data(text.utf8)
         case .binary(let buffer): data = Data(buffer: buffer)
         }
         guard let command = try? JSONDecoder().decode(LiveClientMessage.self, from: data) else {
+            if let wait = budget?.take(1) { return connection.send(.error(Self.slowDown(wait, refused: nil))) }
             connection.send(
                 .error(
                     LiveError(
@@ -130,8 +120,9 @@ public struct LiveSession: Sendable {
         }
         switch command {
         case .subscribe(let ids):
-            if let wait = budget.snapshots?.take(connection.unsubscribed(among: ids)) {
-                return connection.send(.error(Self.slowDown(wait, "posts subscribed to")))
+            if let wait = budget?.take(1 + connection.unsubscribed(among: ids)) {
+                return connection.send(
+                    .error(Self.slowDown(wait, refused: "subscribe", posts: connection.notSubscribed(among: ids))))
             }
             let (accepted, overCap) = connection.beginSubscribe(ids)
             if !overCap.isEmpty {
@@ -141,7 +132,8 @@ public struct LiveSession: Sendable {
                             code: .tooManySubscriptions,
                             detail:
                                 "A connection follows at most \(LiveProtocol.maxSubscriptions) posts; unsubscribe first. "
-                                + "Not subscribed: \(overCap.map(String.init).joined(separator: ", ")).")))
+                                + "Not subscribed: \(overCap.map(String.init).joined(separator: ", ")).",
+                            refused: "subscribe", posts: overCap)))
             }
             guard !accepted.isEmpty || overCap.isEmpty else { return }
             hub.subscribe(connection, to: accepted)
@@ -151,7 +143,11 @@ public struct LiveSession: Sendable {
             } catch {
                 logger.error("reading snapshots failed", metadata: ["error": "\(error)"])
                 hub.unsubscribe(connection, from: connection.unsubscribe(accepted))
-                connection.send(.error(LiveError(code: .internalError, detail: "Subscribing failed; try again.")))
+                connection.send(
+                    .error(
+                        LiveError(
+                            code: .internalError, detail: "Subscribing failed; try again.", refused: "subscribe",
+                            posts: accepted, retryAfter: 1)))
                 return
             }
             let found = Set(posts.map(\.id))
@@ -159,14 +155,20 @@ public struct LiveSession: Sendable {
             hub.unsubscribe(connection, from: unavailable)
             connection.completeSubscribe(found: posts, unavailable: unavailable)
         case .unsubscribe(let ids):
+            if let wait = budget?.take(1) {
+                return connection.send(
+                    .error(Self.slowDown(wait, refused: "unsubscribe", posts: connection.subscribed(among: ids))))
+            }
             hub.unsubscribe(connection, from: connection.unsubscribe(ids))
         }
     }
 
-    /// The error that answers a message over its connection's budget; nothing was done.
-    static func slowDown(_ wait: Duration, _ what: String) -> LiveError {
+    /// The error that answers a message over its connection's budget; nothing was done. `posts` are those whose
+    /// subscription the refused message would have changed.
+    static func slowDown(_ wait: Duration, refused: String?, posts: [Int64]? = nil) -> LiveError {
         LiveError(
             code: .rateLimited,
-            detail: "Too many \(what) in a short time; nothing was done. Try again in \(wait.retryAfterSeconds) s.")
+            detail: "Too much asked in a short time; nothing was done. Try again in \(wait.retryAfterSeconds) s.",
+            refused: refused, posts: posts, retryAfter: wait.retryAfterSeconds)
     }
 }

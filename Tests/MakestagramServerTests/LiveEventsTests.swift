@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MakestagramAPI
+import MakestagramLive
 import MakestagramServer
 import NIOCore
 import ServerTestSupport
@@ -349,6 +350,33 @@ import Testing
                 return
             }
             #expect(answer.posts == [post.id] && answer.unavailable.count == LiveProtocol.maxSubscriptions - 1)
+            #expect(error.refused == "subscribe" && error.posts?.count == 2)
+        }
+    }
+
+    /// A refused message names what it left as it was and when to ask again, so a client can keep its idea of its
+    /// subscriptions equal to the server's.
+    @Test func aRefusalSaysWhatStaysAsItWasAndWhenToAskAgain() async throws {
+        try await withPost({ $0.rateLimits.liveWork = RateLimit(3, per: .seconds(60)) }) { client, port, users, post in
+            let socket = try await LiveClient.connect(port: port, token: users[1].token)
+            defer { socket.close() }
+            let (answer, _) = try await socket.subscribe([post.id])  // costs 2 of 3
+            #expect(answer.posts == [post.id])
+            socket.send(.subscribe(posts: [post.id + 1, post.id, post.id + 2]))  // would cost 3
+            guard case .error(let refusedSubscribe) = try await socket.next() else {
+                Issue.record("expected an error")
+                return
+            }
+            #expect(refusedSubscribe.code == "rate_limited" && refusedSubscribe.refused == "subscribe")
+            #expect(refusedSubscribe.posts == [post.id + 1, post.id + 2])
+            #expect((refusedSubscribe.retryAfter ?? 0) >= 1)
+            socket.send(.unsubscribe(posts: [post.id + 5]))  // costs the last one
+            socket.send(.unsubscribe(posts: [post.id, post.id + 1]))
+            guard case .error(let refusedUnsubscribe) = try await socket.next() else {
+                Issue.record("expected an error")
+                return
+            }
+            #expect(refusedUnsubscribe.refused == "unsubscribe" && refusedUnsubscribe.posts == [post.id])
         }
     }
 }

@@ -93,8 +93,7 @@ func buildApplication<S: Store>(
     live.queueLimit = configuration.liveQueueLimit
     live.closeGrace = configuration.liveCloseGrace
     live.maxSocketsPerUser = configuration.rateLimits.maxSocketsPerUser
-    live.messages = configuration.rateLimits.liveMessages
-    live.snapshots = configuration.rateLimits.liveSnapshots
+    live.work = configuration.rateLimits.liveWork
     // No WebSocket extension is offered (per-message deflate would have to transform every frame), so the live
     // engine may write finished frames directly; see LiveOptions.directWrites.
     let webSocket = WebSocketServerConfiguration(

@@ -24,10 +24,9 @@ public struct RateLimits: Sendable, Equatable {
     public var tickets: RateLimit? = RateLimit(30, per: .seconds(60))
     /// Event-stream connections opened by one user.
     public var sockets: RateLimit? = RateLimit(30, per: .seconds(60))
-    /// Subscribe and unsubscribe messages on one event-stream connection.
-    public var liveMessages: RateLimit? = RateLimit(20, per: .seconds(10))
-    /// Post snapshots sent on one event-stream connection (a subscribe sends one per post).
-    public var liveSnapshots: RateLimit? = RateLimit(1000, per: .seconds(10))
+    /// The work one event-stream connection may ask for: one per message and one per post it newly subscribes to
+    /// (``LiveOptions/work``).
+    public var liveWork: RateLimit? = LiveOptions.defaultWork
     /// Event-stream connections one user may hold open at once.
     public var maxSocketsPerUser = 20
 
@@ -43,7 +42,7 @@ public struct RateLimits: Sendable, Equatable {
     /// The names used by `--rate-limit NAME=COUNT/PERIOD`.
     public static let names = [
         "signups", "posts", "edits", "comments", "likes", "follows", "reports", "exports", "tickets", "sockets",
-        "live-messages", "live-snapshots",
+        "live-work",
     ]
 
     /// The limit a name sets.
@@ -59,8 +58,7 @@ public struct RateLimits: Sendable, Equatable {
         case "exports": \.exports
         case "tickets": \.tickets
         case "sockets": \.sockets
-        case "live-messages": \.liveMessages
-        case "live-snapshots": \.liveSnapshots
+        case "live-work": \.liveWork
         default: nil
         }
     }

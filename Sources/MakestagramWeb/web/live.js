@@ -14,14 +14,19 @@ export class LiveStream {
    */
   constructor(handlers) {
     this.handlers = handlers;
-    this.wanted = new Map(); // post ID → how many views show it
+    this.wanted = new Map(); // post ID → how many views show it, in the order first wanted
+    // What the server holds for this socket once it has acted on every message sent: the client's idea of its
+    // subscriptions, corrected by every refusal the server names (so it always equals the server's).
     this.subscribed = new Set();
+    this.unavailable = new Set(); // wanted posts the server said are gone or hidden: not asked for again
     this.maxSubscriptions = limits.maxSubscriptions;
     this.socket = null;
     this.attempt = 0;
     this.everConnected = false;
     this.stopped = true;
     this.retryTimer = null;
+    this.flushTimer = null;
+    this.refusedUntil = 0; // after a refusal, nothing is sent before the moment the server named
   }
 
   start() {
@@ -33,46 +38,72 @@ export class LiveStream {
   stop() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     this.socket?.close(1000, "bye");
     this.socket = null;
     this.subscribed.clear();
+    this.unavailable.clear();
     this.everConnected = false;
   }
 
   /** A view shows these posts: keep them subscribed while it does. */
   watch(ids) {
-    const added = [];
-    for (const id of ids) {
-      const count = this.wanted.get(id) ?? 0;
-      this.wanted.set(id, count + 1);
-      if (count === 0) added.push(id);
-    }
-    this.flushSubscriptions(added);
+    for (const id of ids) this.wanted.set(id, (this.wanted.get(id) ?? 0) + 1);
+    this.scheduleFlush();
   }
 
   /** A view no longer shows these posts. */
   unwatch(ids) {
-    const dropped = [];
     for (const id of ids) {
       const count = this.wanted.get(id) ?? 0;
       if (count <= 1) {
         this.wanted.delete(id);
-        if (this.subscribed.delete(id)) dropped.push(id);
+        this.unavailable.delete(id);
       } else {
         this.wanted.set(id, count - 1);
       }
     }
-    this.send({ type: "unsubscribe", posts: dropped });
+    this.scheduleFlush();
   }
 
-  /** Subscribes to wanted posts up to the cap, newest wishes first. */
-  flushSubscriptions(candidates = [...this.wanted.keys()]) {
+  /** Views change many cards at once (a page of the feed, leaving a profile): their wishes go in one message each way. */
+  scheduleFlush(delay = 0) {
+    if (this.flushTimer !== null) {
+      if (delay === 0) return;
+      clearTimeout(this.flushTimer);
+    }
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flush();
+    }, delay);
+  }
+
+  /** Brings the server's subscriptions to what the views want: one unsubscribe and one subscribe at most. */
+  flush() {
     if (this.socket?.readyState !== WebSocket.OPEN || !this.ready) return;
-    const room = this.maxSubscriptions - this.subscribed.size;
-    if (room <= 0) return;
-    const fresh = candidates.filter((id) => !this.subscribed.has(id)).slice(-room);
-    for (const id of fresh) this.subscribed.add(id);
-    this.send({ type: "subscribe", posts: fresh });
+    const wait = this.refusedUntil - Date.now();
+    if (wait > 0) return this.scheduleFlush(wait);
+    const dropped = [...this.subscribed].filter((id) => !this.wanted.has(id));
+    for (const id of dropped) this.subscribed.delete(id);
+    const room = Math.max(0, this.maxSubscriptions - this.subscribed.size);
+    // The newest wishes first, when more are wanted than a connection may hold.
+    const candidates = [...this.wanted.keys()].filter((id) => !this.subscribed.has(id) && !this.unavailable.has(id));
+    const added = room === 0 ? [] : candidates.slice(-room);
+    for (const id of added) this.subscribed.add(id);
+    this.send({ type: "unsubscribe", posts: dropped });
+    this.send({ type: "subscribe", posts: added });
+  }
+
+  /** The server did not do what a message asked: take its word for what it holds, and ask again when it says. */
+  refused(error) {
+    const posts = error.posts ?? [];
+    if (error.refused === "subscribe") for (const id of posts) this.subscribed.delete(id);
+    if (error.refused === "unsubscribe") for (const id of posts) this.subscribed.add(id);
+    if (error.retryAfter) {
+      this.refusedUntil = Math.max(this.refusedUntil, Date.now() + error.retryAfter * 1000);
+      this.scheduleFlush(error.retryAfter * 1000);
+    }
   }
 
   send(message) {
@@ -111,16 +142,26 @@ export class LiveStream {
       this.maxSubscriptions = message.maxSubscriptions;
       this.attempt = 0;
       this.subscribed.clear();
-      this.flushSubscriptions();
+      this.unavailable.clear();
+      this.refusedUntil = 0;
+      this.flush();
       const resumed = this.everConnected;
       this.everConnected = true;
       this.handlers.onStatus("live");
       if (resumed) this.handlers.onResume();
       return;
     }
-    if (message.type === "post.deleted") {
-      this.subscribed.delete(message.postId);
+    if (message.type === "subscribed") {
+      for (const id of message.unavailable) {
+        this.subscribed.delete(id);
+        if (this.wanted.has(id)) this.unavailable.add(id);
+      }
     }
+    if (message.type === "post.deleted" && this.subscribed.delete(message.postId)) {
+      // The server ended the subscription: never ask for it again.
+      if (this.wanted.has(message.postId)) this.unavailable.add(message.postId);
+    }
+    if (message.type === "error" && message.refused) this.refused(message);
     this.handlers.onMessage(message);
   }
 

@@ -90,6 +90,9 @@ export function postView(root, { params, live, navigate }) {
     live.watch([id]);
     stopObserving = store.observe(id, (view, change) => {
       if (change?.type === "comment.created" && (exhausted || shown.size === 0)) show(change.comment);
+      // A newer whole state (a snapshot after the stream was away or a subscription waited): its newest comments
+      // fill any gap.
+      if (change?.type === "state" && exhausted) view.recentComments.forEach(show);
       if (change?.type === "comment.deleted") {
         shown.delete(change.commentId);
         comments.querySelector(`[data-comment-id="${change.commentId}"]`)?.remove();

@@ -69,31 +69,33 @@ export function profileView(root, { params, logOut, live }) {
     const view = store.view(post.id) ?? post;
     const thumb = post.image.thumb;
     const overlay = h("span.tile-overlay", { "aria-hidden": "true" });
-    const renderOverlay = (current) =>
+    const link = h(
+      "a.tile",
+      { href: `/p/${post.id}` },
+      h("img", {
+        src: thumb.url,
+        width: thumb.width,
+        height: thumb.height,
+        alt: post.caption || `Photo by ${username}`,
+        loading: "lazy",
+        decoding: "async",
+      }),
+      overlay,
+    );
+    // The label says what the overlay shows, and changes with it.
+    const renderOverlay = (current) => {
+      link.setAttribute(
+        "aria-label",
+        `${post.caption || "Photo"}${current.likeCount === null ? "" : ` — ${plural(current.likeCount, "like")}`}`,
+      );
       replace(
         overlay,
         current.likeCount !== null && h("span", {}, icon("heart"), current.likeCount.toLocaleString()),
         h("span", {}, icon("comment"), current.commentCount.toLocaleString()),
       );
+    };
     renderOverlay(view);
-    const element = h(
-      "li",
-      {},
-      h(
-        "a.tile",
-        { href: `/p/${post.id}`, "aria-label": `${post.caption || "Photo"}${view.likeCount === null ? "" : ` — ${plural(view.likeCount, "like")}`}`,
-        },
-        h("img", {
-          src: thumb.url,
-          width: thumb.width,
-          height: thumb.height,
-          alt: post.caption || `Photo by ${username}`,
-          loading: "lazy",
-          decoding: "async",
-        }),
-        overlay,
-      ),
-    );
+    const element = h("li", {}, link);
     tiles.set(post.id, { element, stop: store.observe(post.id, renderOverlay) });
     live.watch([post.id]);
     return element;
