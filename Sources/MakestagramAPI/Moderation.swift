@@ -91,6 +91,13 @@ public struct ModerationRequest: Codable, Sendable {
     public init(reason: String? = nil) { self.reason = reason }
 }
 
+/// The body of `POST /api/v1/me/password/check`.
+public struct CheckPasswordRequest: Codable, Sendable {
+    public var password: String
+
+    public init(password: String) { self.password = password }
+}
+
 /// The body of `POST /api/v1/me/delete`: the account is deleted for good.
 public struct DeleteAccountRequest: Codable, Sendable {
     /// The account's password, so that a borrowed unlocked screen cannot delete it.

@@ -22,5 +22,5 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     }
 
     /// ISO base media brands of HEIF still images, as iPhones and cameras write them.
-    static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
+    public static let heifBrands: Set<String> = ["heic", "heix", "hevc", "hevx", "heim", "heis", "mif1", "msf1"]
 }

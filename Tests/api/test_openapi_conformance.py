@@ -269,6 +269,9 @@ def test_every_response_matches_the_document(server, server_data):
     api.request("DELETE", f"{v1}/me/apps/{apps[0]['id']}", token=alice)
 
     # Deleting an account: the password is needed; the account goes, its token with it.
+    api.request("POST", v1 + "/me/password/check", token=carol, json={"password": "not the password"})
+    api.request("POST", v1 + "/me/password/check", token=carol, json={"password": "correct horse"})
+    api.request("POST", v1 + "/me/password/check", token=carol, json={})
     api.request("POST", v1 + "/me/delete", token=carol, json={"password": "not the password"})
     api.request("POST", v1 + "/me/delete", token=carol, json={})
     api.request("POST", v1 + "/me/delete", token=carol, data="x", headers={"Content-Type": "text/plain"})

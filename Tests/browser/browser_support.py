@@ -51,7 +51,7 @@ class Person:
 class Browser:
     """One Chromium window with its own storage (so its own session)."""
 
-    def __init__(self, base: str, width: int = 1280, height: int = 900):
+    def __init__(self, base: str, width: int = 1280, height: int = 900, scheme: str = "light"):
         browser, driver = chromium_paths()
         options = webdriver.ChromeOptions()
         options.binary_location = browser
@@ -67,6 +67,9 @@ class Browser:
                 {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True},
             )
             self.driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        # The system's colour scheme, as the page's media queries see it.
+        self.driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
         self.base = base
         self.console: list[dict] = []
 

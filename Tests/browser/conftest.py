@@ -23,7 +23,7 @@ def sign_up(server):
 
 @pytest.fixture
 def browsers(server):
-    """Opens browsers on demand: browsers() or browsers(width=390, height=844); all are closed afterwards, and a
+    """Opens browsers on demand: browsers() or browsers(width=390, height=844, scheme="dark"); all are closed afterwards, and a
     test fails if any of them logged an unexpected console error (tests that expect some check them themselves)."""
     opened: list[Browser] = []
 

@@ -1,6 +1,6 @@
 """Every page of the web client, checked by axe-core (WCAG 2.1 A and AA rules, and its best practices) as an outside
-auditor would, at a desktop and a phone width, on pages that show real content: a post with likes and comments,
-avatars with initials, the activity list."""
+auditor would, at a desktop and a phone width and in the light and dark colour schemes, on pages that show real
+content: a post with a mention, a hashtag, likes and comments, avatars with initials, the activity list."""
 
 from browser_support import PHOTOS
 
@@ -23,26 +23,30 @@ return [...document.querySelectorAll("span.avatar")].map((element) => {
 
 
 def test_no_page_has_an_accessibility_violation(browsers, sign_up):
-    alice, bob, newcomer, quiet = sign_up("alice"), sign_up("bob"), sign_up("newcomer"), sign_up("quiet")
-    # The newcomer follows someone who posts nothing: an empty feed, with suggestions (whom quiet follows).
-    newcomer.api("PUT", f"/users/{quiet.username}/follow")
-    quiet.api("PUT", f"/users/{alice.username}/follow")
-    post = alice.post_photo("chelsea.jpg", "Chelsea at the #park")
-    bob.api("PUT", f"/users/{alice.username}/follow")
-    alice.api("PUT", f"/users/{bob.username}/follow")
-    bob.api("PUT", f"/posts/{post['id']}/like")
-    bob.api("POST", f"/posts/{post['id']}/comments", json={"text": "Lovely light"})
-    bob.post_photo("rocket.jpg", "Launch day")
+    def cast():
+        alice, bob, newcomer, quiet = sign_up("alice"), sign_up("bob"), sign_up("newcomer"), sign_up("quiet")
+        # The newcomer follows someone who posts nothing: an empty feed, with suggestions (whom quiet follows).
+        newcomer.api("PUT", f"/users/{quiet.username}/follow")
+        quiet.api("PUT", f"/users/{alice.username}/follow")
+        post = alice.post_photo("chelsea.jpg", f"Chelsea at the #park with @{bob.username}, see https://example.org")
+        bob.api("PUT", f"/users/{alice.username}/follow")
+        alice.api("PUT", f"/users/{bob.username}/follow")
+        bob.api("PUT", f"/posts/{post['id']}/like")
+        bob.api("POST", f"/posts/{post['id']}/comments", json={"text": f"Lovely light #golden @{alice.username}"})
+        bob.post_photo("rocket.jpg", "Launch day")
+        return alice, bob, newcomer, post
 
-    for width, height in ((1280, 900), (390, 844)):
-        browser = browsers(width=width, height=height)
+    # A cast of its own per pass: each page opened is a page load, and one person's event-stream tickets are limited.
+    for width, height, scheme in ((1280, 900, "light"), (390, 844, "light"), (1280, 900, "dark"), (390, 844, "dark")):
+        alice, bob, newcomer, post = cast()
+        browser = browsers(width=width, height=height, scheme=scheme)
         browser.allowed_errors = ("/no/such/page - Failed to load resource",)  # the 404 page's own status
         found: dict[str, list[str]] = {}
 
         def check(page: str, path: str, ready: str):
             browser.open(path)
             browser.wait_for(ready)
-            browser.screenshot(f"page-{page.replace(' ', '-')}-{width}")
+            browser.screenshot(f"page-{page.replace(' ', '-')}-{width}-{scheme}")
             found[page] = browser.accessibility_violations() + [
                 f"avatar initials {text!r} at {ratio:.2f} : 1 (WCAG AA needs 4.5)"
                 for text, ratio in browser.driver.execute_script(AVATAR_CONTRASTS)
@@ -61,7 +65,7 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         browser.wait_for(".crop-choices:not([hidden])")
         browser.click(".crop-choice:nth-of-type(3)")
         found["upload, crop step"] = browser.accessibility_violations()
-        browser.screenshot(f"page-upload-crop-{width}")
+        browser.screenshot(f"page-upload-crop-{width}-{scheme}")
         check("activity", "/activity", ".activity-item")
         check("settings", "/settings", ".session-list .session")
         check("hashtag", "/t/park", ".tag-page .tile")
@@ -76,16 +80,16 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         browser.wait_for("dialog #profile-name")
         found["edit profile"] = browser.accessibility_violations()
 
-        fresh = browsers(width=width, height=height)
+        fresh = browsers(width=width, height=height, scheme=scheme)
         fresh.log_in(newcomer)
         fresh.wait_for(".suggestions:not([hidden]) .user-item button")
         found["empty feed, suggestions"] = fresh.accessibility_violations()
-        fresh.screenshot(f"page-empty-feed-{width}")
+        fresh.screenshot(f"page-empty-feed-{width}-{scheme}")
         fresh.open("/search")
         fresh.wait_for(".suggestions:not([hidden]) .user-item")
         found["search, suggestions"] = fresh.accessibility_violations()
 
         violations = {page: lines for page, lines in found.items() if lines}
-        assert violations == {}, f"at {width} px:\n" + "\n".join(
+        assert violations == {}, f"at {width} px, {scheme}:\n" + "\n".join(
             f"{page}: {line}" for page, lines in violations.items() for line in lines
         )

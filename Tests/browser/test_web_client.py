@@ -237,10 +237,11 @@ def test_a_bad_upload_shows_a_clear_error(browsers, sign_up, tmp_path):
     browser.allowed_errors = REFUSED_UPLOAD
     browser.log_in(person)
     browser.open("/new")
+    # Text named .jpg: read by its first bytes as the server would, and refused at once, before any upload.
     browser.find("#photo-input").send_keys(str(PHOTOS / "not-an-image.jpg"))
-    browser.click("button[type=submit]")
     browser.wait_until(lambda: "isn't a photo" in browser.text("#upload-error"))
     assert browser.find("button[type=submit]").get_attribute("disabled") is not None, "a refused file is let go"
+    assert not browser.find_all(".preview-fallback"), "no word of a HEIC conversion for a file that is no photo"
     browser.screenshot("upload-error")
 
     browser.find("#photo-input").send_keys(str(PHOTOS / "truncated.jpg"))

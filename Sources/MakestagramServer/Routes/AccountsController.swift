@@ -31,6 +31,7 @@ struct AccountsController<S: Store>: Sendable {
         routes.get("me/sessions", use: sessions)
         routes.delete("me/sessions/:session", use: endSession)
         routes.post("me/password", use: changePassword)
+        routes.post("me/password/check", use: checkPassword)
         routes.post("me/delete", use: deleteAccount)
         return routes
     }
@@ -53,9 +54,11 @@ struct AccountsController<S: Store>: Sendable {
 
     @Sendable func logIn(_ request: Request, context: AppRequestContext) async throws -> AuthResponse {
         let input = try await request.decodeJSON(LogInRequest.self)
-        // Refused by their shape before any hashing, and not counted as failures: they cannot be anyone's password.
-        try TextInput.passwordShape(input.password)
-        let username = try TextInput.username(input.username)
+        // A username or password of a shape nobody's can have is simply wrong: answered as such before any hashing,
+        // and not counted as a failure.
+        guard (try? TextInput.passwordShape(input.password)) != nil,
+            let username = try? TextInput.username(input.username)
+        else { throw APIError.invalidCredentials }
         let address = limits.address(of: request, context)
         if let wait = limits.logins.begin(username: username, address: address) {
             throw APIError.tooManyAttempts(retryAfter: wait.retryAfterSeconds)
@@ -125,7 +128,6 @@ struct AccountsController<S: Store>: Sendable {
         let user = try context.requireUser()
         guard let current = context.tokenHash else { throw APIError.unauthorized }
         let input = try await request.decodeJSON(ChangePasswordRequest.self)
-        try TextInput.passwordShape(input.currentPassword, field: "currentPassword")
         try TextInput.newPassword(input.newPassword, username: user.username, field: "newPassword")
         guard input.newPassword != input.currentPassword else {
             throw APIError.invalidField(field: "newPassword", reason: "is the password you have: choose another")
@@ -139,13 +141,21 @@ struct AccountsController<S: Store>: Sendable {
         return PasswordChanged(endedSessions: ended)
     }
 
+    /// Checks the password before an action that will need it (the web client asks before it asks "Delete your
+    /// account for good?", so that a wrong password is said first). Counted as a log-in attempt, like every check.
+    @Sendable func checkPassword(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try context.requireUser()
+        let input = try await request.decodeJSON(CheckPasswordRequest.self)
+        try await verifyPassword(input.password, of: user, field: "password", request, context)
+        return .noContent
+    }
+
     /// Deletes the account, given its password: at once it is hidden from everyone and logged out everywhere, and
     /// its username reserved (``Limits/deletedUsernameReservedDays``); its rows and files go in the background
     /// (``AccountDeletion``). Answers 202.
     @Sendable func deleteAccount(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
         let input = try await request.decodeJSON(DeleteAccountRequest.self)
-        try TextInput.passwordShape(input.password)
         try await verifyPassword(input.password, of: user, field: "password", request, context)
         let reserved = Date().addingTimeInterval(Double(Limits.deletedUsernameReservedDays) * 86_400)
         try await store.beginAccountDeletion(userID: user.id, reserveUsernameUntil: reserved)
@@ -159,6 +169,10 @@ struct AccountsController<S: Store>: Sendable {
     private func verifyPassword(
         _ password: String, of user: UserSummary, field: String, _ request: Request, _ context: AppRequestContext
     ) async throws {
+        // A password of a shape nobody's can have is not theirs either: said so, before any hashing.
+        guard (try? TextInput.passwordShape(password)) != nil else {
+            throw APIError.invalidField(field: field, reason: "is not your current password")
+        }
         let address = limits.address(of: request, context)
         if let wait = limits.logins.begin(username: user.username, address: address) {
             throw APIError.tooManyAttempts(retryAfter: wait.retryAfterSeconds)

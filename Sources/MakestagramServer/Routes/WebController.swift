@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramWeb
+import Photos
 
 /// Serves the web client: `index.html` for every page of the app (the client routes in the browser) and the files
 /// under `/app/` it loads. The files ship as resources, are read once at start-up and revalidated by ETag.
@@ -28,7 +29,9 @@ struct WebController: Sendable {
     /// screen can refuse a file that is too big before sending it.
     init(maxUploadBytes: Int) throws {
         var assets: [String: Asset] = [:]
-        for (name, data) in try WebClient.files(maxUploadBytes: maxUploadBytes) {
+        for (name, data) in try WebClient.files(
+            maxUploadBytes: maxUploadBytes, heifBrands: Array(ImageFormat.heifBrands))
+        {
             assets[name] = Self.asset(data, name: name)
         }
         guard let index = assets.removeValue(forKey: "index.html") else { throw WebClient.LoadError.missing }

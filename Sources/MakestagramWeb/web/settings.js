@@ -116,6 +116,8 @@ function deleteAccountSection(endSession) {
     button,
     error,
     async () => {
+      // The password first: a wrong one is said before anything is asked.
+      await api.post("/me/password/check", { password: password.input.value });
       const confirmed = await confirmDialog(
         "Delete your account for good?",
         `Your posts, photos, comments, likes and follows will be deleted. This cannot be undone. Your username stays reserved for ${limits.deletedUsernameReservedDays} days.`,

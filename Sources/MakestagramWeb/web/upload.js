@@ -35,6 +35,21 @@ export function uploadErrorMessage(error) {
   }
 }
 
+/**
+ * The photo format a file's first bytes say it is ("jpeg", "png", "webp", "heic"), or null: the same signatures the
+ * server reads (Photos' ImageFormat), never the file's name or declared type.
+ */
+export async function photoFormat(file) {
+  const head = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  const ascii = (from, to) => String.fromCharCode(...head.slice(from, to));
+  const starts = (bytes, at = 0) => bytes.every((byte, index) => head[at + index] === byte);
+  if (starts([0xff, 0xd8, 0xff])) return "jpeg";
+  if (starts([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "png";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "webp";
+  if (ascii(4, 8) === "ftyp" && limits.heifBrands.includes(ascii(8, 12))) return "heic";
+  return null;
+}
+
 /** The crops the server applies (PhotoCrop): the value sent, what the choice says, and width over height. */
 const CROPS = [
   { value: "original", label: "Original", ratio: null },
@@ -116,18 +131,18 @@ export function uploadView(root, { navigate }) {
     counter.textContent = `${[...caption.value].length} / ${MAX_CAPTION}`;
   });
 
-  function choose(chosen) {
+  async function choose(chosen) {
     error.textContent = "";
     if (!chosen) return;
-    if (chosen.type && !chosen.type.startsWith("image/")) {
-      return reject("That file isn't a photo. Choose a JPEG, PNG, WebP or HEIC photo.");
-    }
     if (chosen.size > maxUploadBytes()) {
       return reject(
         `This photo is ${megabytes(chosen.size)}, too big to share. ` +
           `Photos can be up to ${megabytes(maxUploadBytes())}.`,
       );
     }
+    // Read as the server will read it: by its first bytes. A text file named .jpg is refused here, before any upload.
+    const format = await photoFormat(chosen).catch(() => null);
+    if (!format) return reject("That file isn't a photo Makestagram can read. Choose a JPEG, PNG, WebP or HEIC photo.");
     file = chosen;
     share.disabled = false;
     if (previewURL) URL.revokeObjectURL(previewURL);
