@@ -27,7 +27,7 @@ start_server() {
   port=$(free_port)
   # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
   # Rate limits off: 64 users as fast as wrk can send is the load being measured.
-  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
+  taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off --max-connections-per-address 1048576 \
     > "$work/server.log" 2>&1 &
   server_pid=$!
   base="http://127.0.0.1:$port"

@@ -28,6 +28,7 @@ base="http://127.0.0.1:$port"
 start() {
   local bin=$1 flags=()
   "$bin" serve --help | grep -q -- "--rate-limit" && flags=(--rate-limit all=off)
+  "$bin" serve --help | grep -q -- "--max-connections-per-address" && flags+=(--max-connections-per-address 1048576)
   taskset -c 0 "$bin" serve --port "$port" --data "$work/data" --log-level notice "${flags[@]}" \
     > "$work/server.log" 2>&1 &
   server_pid=$!

@@ -26,6 +26,7 @@ free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1
 start() {
   local bin=$1 flags=()
   "$bin" serve --help | grep -q -- "--rate-limit" && flags=(--rate-limit all=off)
+  "$bin" serve --help | grep -q -- "--max-connections-per-address" && flags+=(--max-connections-per-address 1048576)
   rm -rf "$work/data"
   port=$(free_port)
   taskset -c 0 "$bin" serve --port "$port" --data "$work/data" --log-level notice "${flags[@]}" > "$work/server.log" 2>&1 &

@@ -48,7 +48,7 @@ vips black "$work/huge.v" 10000 6000
 vips copy "$work/huge.v" "$work/huge.jpg[Q=50]"
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-taskset -c 0,1 "$bin" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
+taskset -c 0,1 "$bin" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off --max-connections-per-address 1048576 \
   > "$work/server.log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"

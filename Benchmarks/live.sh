@@ -29,7 +29,7 @@ port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 server_cpus="${LIVE_SERVER_CPUS:-0}"
 client_cpus="${LIVE_CLIENT_CPUS:-1}"
 taskset -c "$server_cpus" "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice \
-  --rate-limit all=off > "$work/server.log" 2>&1 &
+  --rate-limit all=off --max-connections-per-address 1048576 > "$work/server.log" 2>&1 &
 server_pid=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && break; sleep 0.1; done

@@ -37,7 +37,7 @@ start_server() {
   shift 2
   port=$(free_port)
   taskset -c "$core" "$bin/makestagram" serve --port "$port" --data "$work/data-$name" --log-level notice \
-    --rate-limit all=off "$@" > "$work/$name.log" 2>&1 &
+    --rate-limit all=off --max-connections-per-address 1048576 "$@" > "$work/$name.log" 2>&1 &
   pids+=($!)
   base="http://127.0.0.1:$port"
   for _ in $(seq 1 300); do

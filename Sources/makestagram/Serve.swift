@@ -62,6 +62,12 @@ struct Serve: AsyncParsableCommand {
         help: "Most connections open at once; default: what the open-file limit allows (MAKESTAGRAM_MAX_CONNECTIONS).")
     var maxConnections: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Most connections one client address (an IPv6 /64) may hold; trusted proxies are not counted "
+                + "(MAKESTAGRAM_MAX_CONNECTIONS_PER_ADDRESS). (default: an eighth of --max-connections, 8 to 128)"))
+    var maxConnectionsPerAddress: Int?
+
     @Option(help: "Seconds a client gets to send a request's head (MAKESTAGRAM_HEADER_TIMEOUT). (default: 15)")
     var headerTimeout: Int?
 
@@ -112,6 +118,7 @@ struct Serve: AsyncParsableCommand {
         set(.imageConcurrency, imageConcurrency)
         set(.logLevel, logLevel)
         set(.maxConnections, maxConnections)
+        set(.maxConnectionsPerAddress, maxConnectionsPerAddress)
         set(.headerTimeout, headerTimeout)
         set(.idleTimeout, idleTimeout)
         set(.minUploadRate, minUploadRate)

@@ -56,7 +56,8 @@ def read_until_closed(sock: socket.socket, limit: float = 30) -> tuple[bytes, fl
 
 
 def test_more_connections_than_the_descriptor_limit_allows_leave_the_server_up(start):
-    server = start(prefix="ulimit -n 96; exec")
+    # Every connection comes from one address here: its own cap is lifted, so that the server-wide one is reached.
+    server = start("--max-connections-per-address", "1000", prefix="ulimit -n 96; exec")
     held = []
     refused = 0
     for _ in range(110):
@@ -83,6 +84,50 @@ def test_more_connections_than_the_descriptor_limit_allows_leave_the_server_up(s
     time.sleep(0.5)
     assert requests.get(server.base + "/healthz", timeout=10).json() == {"status": "ok"}
     assert server.process.poll() is None
+
+
+def request_from(source: str, server: Server, path: str = "/healthz") -> bytes:
+    """A whole request sent from the loopback address `source`, and the answer's first bytes."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10, source_address=(source, 0)) as sock:
+        sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        return read_until_closed(sock, 10)[0]
+
+
+def test_one_address_cannot_take_every_connection(start):
+    server = start("--max-connections", "60", "--max-connections-per-address", "10", "--header-timeout", "30")
+    held = []
+    for _ in range(40):
+        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10, source_address=("127.0.0.2", 0))
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # half a head, held open
+        held.append(sock)
+    time.sleep(0.5)
+    refusals = []
+    for sock in held:
+        sock.settimeout(0.3)
+        try:
+            refusals.append(sock.recv(4096))
+        except socket.timeout:
+            pass
+    assert len(refusals) == 30 and all(answer.startswith(b"HTTP/1.1 429") for answer in refusals), refusals[:2]
+    assert all(b"Retry-After: 1" in answer for answer in refusals)
+    # Everyone else is served while the ten are held.
+    for source in ("127.0.0.3", "127.0.0.4", "127.0.0.1"):
+        assert request_from(source, server).startswith(b"HTTP/1.1 200"), source
+    for sock in held:
+        sock.close()
+    time.sleep(0.5)
+    assert request_from("127.0.0.2", server).startswith(b"HTTP/1.1 200"), "closed connections are given back"
+
+
+def test_a_trusted_proxys_connections_are_not_capped_as_one_address(start):
+    server = start("--max-connections-per-address", "5", "--trusted-proxies", "127.0.0.5", "--header-timeout", "30")
+    held = [socket.create_connection(("127.0.0.1", server.port), timeout=10, source_address=("127.0.0.5", 0))
+            for _ in range(12)]
+    for sock in held:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    assert request_from("127.0.0.5", server).startswith(b"HTTP/1.1 200"), "the proxy's thirteenth is served"
+    for sock in held:
+        sock.close()
 
 
 def test_clients_that_send_slowly_or_never_are_timed_out(start):

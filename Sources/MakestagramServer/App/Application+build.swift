@@ -106,8 +106,10 @@ func buildApplication<S: Store>(
     let router = buildRouter(
         store: store, worker: worker, events: events, web: web, deletion: deletion, configuration: configuration)
     let connectionLimits = configuration.connections
-    let counter = ConnectionCounter(limit: connectionLimits.effectiveMaxConnections)
-    logger.info("connection limit", metadata: ["max": "\(counter.limit)"])
+    let counter = ConnectionCounter(
+        limit: connectionLimits.effectiveMaxConnections, perAddress: connectionLimits.effectiveMaxPerAddress,
+        exempt: configuration.trustedProxies)
+    logger.info("connection limit", metadata: ["max": "\(counter.limit)", "per address": "\(counter.perAddress)"])
     let webSocketResponder = events.webSocketRouter(
         mastodon: MastodonStreaming(store: store, hub: hub, limits: limits)
     ).buildResponder()

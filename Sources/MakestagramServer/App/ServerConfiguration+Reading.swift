@@ -27,6 +27,7 @@ extension ServerConfiguration {
         case logLevel = "log-level"
         case demo
         case maxConnections = "max-connections"
+        case maxConnectionsPerAddress = "max-connections-per-address"
         case headerTimeout = "header-timeout"
         case idleTimeout = "idle-timeout"
         case minUploadRate = "min-upload-rate"
@@ -84,6 +85,7 @@ extension ServerConfiguration {
         }
         if let demo = try read.bool(.demo) { self.demo = demo }
         if let max = try read.int(.maxConnections, in: 1...Int.max) { connections.maxConnections = max }
+        if let max = try read.int(.maxConnectionsPerAddress, in: 1...Int.max) { connections.maxPerAddress = max }
         if let seconds = try read.int(.headerTimeout, in: 1...86_400) { connections.headTimeout = .seconds(seconds) }
         if let seconds = try read.int(.idleTimeout, in: 1...86_400) { connections.idleTimeout = .seconds(seconds) }
         if let rate = try read.int(.minUploadRate, in: 1...Int.max) { connections.minBodyBytesPerSecond = rate }

@@ -42,6 +42,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// reaches the observer (an upgrade is only ever the first request's answer). After that, writes pass untouched.
     private var mayUpgrade = true
     private var admitted = false
+    /// The address the connection was counted under, released with it.
+    private var addressKey: ConnectionCounter.AddressKey?
     private var timer: Scheduled<Void>?
     private var timerDeadline: NIODeadline?
     private var frames = ClientFrameScanner()
@@ -57,14 +59,28 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     // MARK: Admission
 
     func channelActive(context: ChannelHandlerContext) {
-        guard counter.admit() else {
+        let key = counter.key(for: context.channel.remoteAddress)
+        if let refusal = counter.admit(key) {
             // Full: answer at once and close, so the client learns it instead of waiting in the accept queue.
-            logger.debug("connection refused: server full", metadata: ["limit": "\(counter.limit)"])
-            context.writeAndFlush(wrapOutboundOut(.byteBuffer(Self.rawResponse(503, "Service Unavailable"))))
+            let response: ByteBuffer
+            switch refusal {
+            case .serverFull:
+                logger.debug("connection refused: server full", metadata: ["limit": "\(counter.limit)"])
+                response = Self.rawResponse(503, "Service Unavailable")
+            case .addressFull:
+                logger.debug(
+                    "connection refused: too many from one address",
+                    metadata: [
+                        "limit": "\(counter.perAddress)", "peer": "\(context.channel.remoteAddress?.ipAddress ?? "")",
+                    ])
+                response = Self.rawResponse(429, "Too Many Requests", retryAfter: 1)
+            }
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(response)))
                 .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             return
         }
         admitted = true
+        addressKey = key
         phase = .idle(since: .now(), fresh: true)
         updateTimer(context)
         context.fireChannelActive()
@@ -73,7 +89,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelInactive(context: ChannelHandlerContext) {
         if admitted {
             admitted = false
-            counter.release()
+            counter.release(addressKey)
         }
         timer?.cancel()
         timer = nil
@@ -225,13 +241,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// A complete response written below the HTTP encoder, for connections that are closed before or instead of
     /// being served: a problem-details body and `Connection: close`.
-    static func rawResponse(_ status: Int, _ reason: String) -> ByteBuffer {
+    static func rawResponse(_ status: Int, _ reason: String, retryAfter: Int? = nil) -> ByteBuffer {
         let code = APIError.code(of: HTTPResponse.Status(code: status)).rawValue
         let body =
             #"{"type":"https://makestagram.dev/problems/\#(code)","title":"\#(reason)","status":\#(status),"#
             + #""detail":"\#(detail(status))","code":"\#(code)"}"#
+        let retry = retryAfter.map { "Retry-After: \($0)\r\n" } ?? ""
         return ByteBuffer(
-            string: "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/problem+json\r\n"
+            string: "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/problem+json\r\n\(retry)"
                 + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
     }
 
@@ -240,6 +257,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case 400:
             "The request is not valid HTTP/1.1 (line endings must be CRLF; send Content-Length or chunked, not both)."
         case 408: "The request did not arrive in time; send it again."
+        case 429: "Your address holds as many connections as one address may; close one or try again shortly."
         default: "The server is at its connection limit; try again shortly."
         }
     }

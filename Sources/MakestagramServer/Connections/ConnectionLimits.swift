@@ -18,6 +18,11 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// The most connections open at once (HTTP and WebSocket together); nil derives it from the file-descriptor
     /// limit, leaving room for the database, media files and the runtime (see ``effectiveMaxConnections``).
     public var maxConnections: Int?
+    /// The most connections one client address may hold at once (an IPv6 client counts by its /64, which one
+    /// machine usually holds whole); nil derives it from the server's cap (``effectiveMaxPerAddress``). Connections
+    /// from a trusted proxy are not counted against it: behind a proxy, its own per-address limit (nginx's
+    /// `limit_conn`) plays this part.
+    public var maxPerAddress: Int?
     /// From a connection's first byte (or from the accept, for a new connection) until its request head is
     /// complete.
     public var headTimeout: Duration = .seconds(15)
@@ -42,6 +47,13 @@ public struct ConnectionLimits: Sendable, Equatable {
         return max(1, limit - Self.reservedDescriptors(limit: limit))
     }
 
+    /// ``maxPerAddress``, or an eighth of the server's cap, between 8 and 128: far more than a browser's six
+    /// connections and a few streams, or an office behind one address, and little enough that one address cannot
+    /// take the server.
+    public var effectiveMaxPerAddress: Int {
+        maxPerAddress ?? min(128, max(8, effectiveMaxConnections / 8))
+    }
+
     /// The process's soft limit on open files.
     static func descriptorLimit() -> Int {
         var limit = rlimit()
@@ -64,29 +76,83 @@ public struct ConnectionLimits: Sendable, Equatable {
     }
 }
 
-/// The server-wide count of open connections, shared by every connection's ``ConnectionGuard``.
+/// The server-wide count of open connections, and the count per client address, shared by every connection's
+/// ``ConnectionGuard``.
 final class ConnectionCounter: Sendable {
     let limit: Int
+    let perAddress: Int
+    /// Peers not counted per address (trusted proxies: many clients arrive through each).
+    let exempt: TrustedProxies
     private let open = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
+    private let byAddress = Mutex<[AddressKey: Int]>([:])
 
-    init(limit: Int) {
-        self.limit = limit
+    /// Who a connection is counted as: an IPv4 address, or an IPv6 address's /64 (IPv4-mapped ones as IPv4).
+    struct AddressKey: Hashable, Sendable {
+        let bytes: [UInt8]
+
+        init?(_ address: SocketAddress?) {
+            guard let text = address?.ipAddress, let bytes = TrustedProxies.bytes(text) else { return nil }
+            self.bytes = bytes.count == 16 ? Array(bytes[0..<8]) : bytes
+        }
     }
 
-    /// Counts a new connection; false (and not counted) when the server is full.
-    func admit() -> Bool {
+    /// Why a connection was refused.
+    enum Refusal: Sendable, Equatable {
+        /// The server holds ``ConnectionCounter/limit`` connections.
+        case serverFull
+        /// The client's address holds ``ConnectionCounter/perAddress`` connections.
+        case addressFull
+    }
+
+    init(limit: Int, perAddress: Int = .max, exempt: TrustedProxies = TrustedProxies()) {
+        self.limit = limit
+        self.perAddress = perAddress
+        self.exempt = exempt
+    }
+
+    /// Counts a new connection from `peer`: nil when admitted (then ``release(_:)`` it with the key answered by
+    /// ``key(for:)``), or why not (and nothing is counted).
+    func admit(_ key: AddressKey?) -> Refusal? {
+        if let key {
+            let admitted = byAddress.withLock { counts -> Bool in
+                let count = counts[key, default: 0]
+                guard count < perAddress else { return false }
+                counts[key] = count + 1
+                return true
+            }
+            guard admitted else {
+                refused.wrappingAdd(1, ordering: .relaxed)
+                return .addressFull
+            }
+        }
         let now = open.wrappingAdd(1, ordering: .relaxed).newValue
         guard now <= limit else {
             open.wrappingSubtract(1, ordering: .relaxed)
             refused.wrappingAdd(1, ordering: .relaxed)
-            return false
+            if let key { releaseAddress(key) }
+            return .serverFull
         }
-        return true
+        return nil
     }
 
-    func release() {
+    /// The key `peer` is counted under, or nil when it is not counted per address (a trusted proxy, or no address).
+    func key(for peer: SocketAddress?) -> AddressKey? {
+        guard perAddress != .max, let peer, !(peer.ipAddress.map(exempt.contains) ?? false) else { return nil }
+        return AddressKey(peer)
+    }
+
+    /// A connection admitted under `key` closed.
+    func release(_ key: AddressKey?) {
         open.wrappingSubtract(1, ordering: .relaxed)
+        if let key { releaseAddress(key) }
+    }
+
+    private func releaseAddress(_ key: AddressKey) {
+        byAddress.withLock { counts in
+            let count = counts[key, default: 1] - 1
+            counts[key] = count > 0 ? count : nil
+        }
     }
 
     /// Connections open now.
