@@ -113,7 +113,7 @@ public final class LiveHub: Service {
         for tap in all {
             switch event {
             case .sessionEnded(let tokenHash) where tokenHash == tap.tokenHash: untap(tap)
-            case .userRemoved(let user, _) where user == tap.user: untap(tap)
+            case .userRemoved(let user, _, _) where user == tap.user: untap(tap)
             case .changesMissed: untap(tap)
             default: if tap.mayConcern(event) { tap.deliver(event) }
             }
@@ -198,7 +198,7 @@ public final class LiveHub: Service {
         case .profileChanged(let user):
             // Rare (rate limited) and shown anywhere: every connection hears of it.
             send(.userUpdated(user), to: allConnections())
-        case .userRemoved(let user, let status):
+        case .userRemoved(let user, _, let status):
             let reason = status == .suspended ? "account suspended" : "account deleted"
             var others: [LiveConnection] = []
             for connection in allConnections() {

@@ -188,7 +188,7 @@ public protocol Store: Sendable {
 
     /// Begins deleting the user's account, in one transaction: the account is hidden from everyone at once
     /// (``AccountStatus/deleting``), its sessions end, and its username is reserved until `reserveUsernameUntil`
-    /// (``createUser(_:)`` refuses it as taken). Publishes ``StoreEvent/userRemoved(user:status:)``. Its rows go in
+    /// (``createUser(_:)`` refuses it as taken). Publishes ``StoreEvent/userRemoved(user:username:status:)``. Its rows go in
     /// later batches (``continueAccountDeletion(userID:limit:)``).
     func beginAccountDeletion(userID: Int64, reserveUsernameUntil: Date) async throws
     /// The accounts whose deletion began but did not finish (after a crash, say), oldest first.
@@ -215,12 +215,19 @@ public protocol Store: Sendable {
     /// Deletes anyone's post as ``deletePost(id:viewer:)`` does; logged. Answers the media files to remove.
     func removePost(postID: Int64, moderator: Int64, reason: String) async throws -> [String]
     /// Suspends a user (their sessions end, everything of theirs is hidden, the reports of their posts are handled)
-    /// or lifts their suspension; logged, and published as ``StoreEvent/userRemoved(user:status:)`` or
-    /// ``StoreEvent/userRestored(user:)``. Throws `notFound` for an unknown or deleted username, `forbidden` for
+    /// or lifts their suspension; logged, and published as ``StoreEvent/userRemoved(user:username:status:)`` or
+    /// ``StoreEvent/userRestored(user:username:)``. Throws `notFound` for an unknown or deleted username, `forbidden` for
     /// suspending oneself or another moderator; a change that changes nothing is not logged.
     func setSuspended(username: String, suspended: Bool, moderator: Int64, reason: String) async throws
     /// The moderation log, newest first.
     func moderationLog(page: PageRequest) async throws -> PageResult<ModerationEntry>
+
+    /// Whether anyone is hidden from everyone (suspended, or being deleted), and a number that grows whenever who
+    /// is may have changed: routes that serve what only names a user (media files) check it on every request.
+    var hiddenUsers: HiddenUsersSummary { get }
+    /// The media files of the users hidden from everyone (their posts' photos, uploads and avatars), for the media
+    /// routes to refuse.
+    func hiddenUsersMedia() async throws -> Set<String>
 
     // MARK: Maintenance
 

@@ -30,9 +30,9 @@ public enum StoreEvent: Sendable, Equatable {
     case profileChanged(user: UserSummary)
     /// A user was suspended, or began to be deleted: their sessions end, their connections close (with
     /// ``LiveCloseCode/accountClosed``), and everything they made leaves every screen and cache.
-    case userRemoved(user: Int64, status: AccountStatus)
+    case userRemoved(user: Int64, username: String, status: AccountStatus)
     /// A suspension was lifted: the user's posts and comments are seen again (on screens once they load again).
-    case userRestored(user: Int64)
+    case userRestored(user: Int64, username: String)
     /// A user's unread activity count changed (someone liked, commented or followed, took it back, or the user read
     /// it): their open screens show the new count.
     case activityChanged(user: Int64, unreadCount: Int)
@@ -108,8 +108,9 @@ public protocol StoreEventSink: Sendable {
 }
 
 /// The usernames of a stored likers preview (space-separated, as both stores keep it on the post row), split on its
-/// bytes: `String.split` was a tenth of a feed page's time in the profile.
-package func likerNames(_ preview: String) -> [String] {
+/// bytes (`String.split` was a tenth of a feed page's time in the profile), without the `hidden` ones
+/// (``HiddenUsers``: suspended users and accounts being deleted).
+package func likerNames(_ preview: String, hiding hidden: Set<String> = []) -> [String] {
     var names: [String] = []
     var preview = preview
     preview.withUTF8 { bytes in
@@ -119,5 +120,5 @@ package func likerNames(_ preview: String) -> [String] {
             start = index + 1
         }
     }
-    return names
+    return hidden.isEmpty ? names : names.filter { !hidden.contains($0) }
 }

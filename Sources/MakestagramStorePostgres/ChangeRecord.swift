@@ -115,13 +115,15 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             self.init(kind: .activityChanged)
             target = user
             count = unreadCount
-        case .userRemoved(let user, let status):
+        case .userRemoved(let user, let name, let status):
             self.init(kind: .userRemoved)
             target = user
+            username = name
             caption = status.rawValue
-        case .userRestored(let user):
+        case .userRestored(let user, let name):
             self.init(kind: .userRestored)
             target = user
+            username = name
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -136,14 +138,15 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         }
     }
 
-    /// The event, with `audience` for a new or deleted post; nil for a record this version cannot read.
-    func event(audience: [Int64]) -> StoreEvent? {
+    /// The event, with `audience` for a new or deleted post and without the `hidden` users among a like's likers;
+    /// nil for a record this version cannot read.
+    func event(audience: [Int64], hiding hiddenNames: Set<String> = []) -> StoreEvent? {
         switch kind {
         case .like:
             guard let post, let actor, let username, let displayName, let on, let count, let version else { return nil }
             let summary = UserSummary(
                 id: actor, username: username, displayName: displayName, avatarURL: avatarFile.map(MediaPath.url(for:)))
-            let names = likerNames(likers ?? "")
+            let names = likerNames(likers ?? "", hiding: hiddenNames)
             guard let owner else { return nil }
             return .likeChanged(
                 LikeChange(
@@ -189,10 +192,10 @@ struct ChangeRecord: Codable, Sendable, Equatable {
             return .activityChanged(user: target, unreadCount: count)
         case .userRemoved:
             guard let target, let status = caption.flatMap(AccountStatus.init(rawValue:)) else { return nil }
-            return .userRemoved(user: target, status: status)
+            return .userRemoved(user: target, username: username ?? "", status: status)
         case .userRestored:
             guard let target else { return nil }
-            return .userRestored(user: target)
+            return .userRestored(user: target, username: username ?? "")
         }
     }
 

@@ -72,10 +72,16 @@ final class ChangeStream: Sendable {
         (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Starts from now: the caches are empty, so nothing before matters.
+    /// Starts from now: the caches are empty, so nothing before matters; the users nobody may see are read afresh.
     func start() async throws {
         let rows = try await query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
         let watermark = try rows[0].decode(String.self)
+        var hidden: [Int64: String] = [:]
+        for row in try await query("SELECT id, username FROM users WHERE status <> 'active'") {
+            let (id, username) = try row.decode((Int64, String).self)
+            hidden[id] = username
+        }
+        caches.hiddenUsers.replaceAll(hidden)
         state.withLock {
             $0.watermark = watermark
             $0.lastRead = .now
@@ -230,7 +236,7 @@ final class ChangeStream: Sendable {
         let audiences = try await audiences(of: Set(records.compactMap(\.audienceAuthor)))
         for record in records {
             let audience = record.audienceAuthor.map { [$0] + (audiences[$0] ?? []) } ?? []
-            guard let event = record.event(audience: audience) else {
+            guard let event = record.event(audience: audience, hiding: caches.hiddenUsers.names) else {
                 logger.error("change of an unknown shape in the change table", metadata: ["kind": "\(record.kind)"])
                 continue
             }

@@ -20,8 +20,9 @@ enum PostRows {
             """)
     }
 
-    /// Decodes a row selected with ``columns(_:viewer:)``.
-    static func post(_ row: PostgresRow) throws -> Post {
+    /// Decodes a row selected with ``columns(_:viewer:)``, leaving the `hidden` users (``HiddenUsers``) out of its
+    /// likers.
+    static func post(_ row: PostgresRow, hiding hidden: Set<String>) throws -> Post {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
@@ -42,7 +43,7 @@ enum PostRows {
             likeCount: columns.11,
             commentCount: columns.12,
             viewerHasLiked: columns.18,
-            likers: MakestagramStore.likerNames(columns.19),
+            likers: MakestagramStore.likerNames(columns.19, hiding: hidden),
             version: columns.13,
             editedAt: columns.20.map(Date.init(timeIntervalSince1970:)), likeCountHidden: columns.21)
     }
@@ -95,9 +96,9 @@ enum PostRows {
     }
 
     /// The posts among `ids` that exist, in no particular order.
-    static func posts(_ connection: PostgresConnection, ids: [Int64], viewer: Int64, logger: Logger) async throws
-        -> [Post]
-    {
+    static func posts(
+        _ connection: PostgresConnection, ids: [Int64], viewer: Int64, hiding hidden: Set<String>, logger: Logger
+    ) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         var sql = SQL()
         columns(&sql, viewer: viewer)
@@ -105,7 +106,9 @@ enum PostRows {
             " FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active' WHERE p.id = ANY(\(sql.bind(ids)))"
         )
         var posts: [Post] = []
-        for try await row in try await connection.query(sql.query, logger: logger) { posts.append(try post(row)) }
+        for try await row in try await connection.query(sql.query, logger: logger) {
+            posts.append(try post(row, hiding: hidden))
+        }
         return try await withRecentComments(connection, posts, logger: logger)
     }
 
@@ -146,12 +149,13 @@ enum PostRows {
     /// was listed leaves the page.
     static func complete(
         _ connection: PostgresConnection, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts,
-        logger: Logger
+        hiding hidden: Set<String>, logger: Logger
     ) async throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
         return page.completed(
-            missing: missing, full: try await posts(connection, ids: missing, viewer: viewer, logger: logger))
+            missing: missing,
+            full: try await posts(connection, ids: missing, viewer: viewer, hiding: hidden, logger: logger))
     }
 
     /// Reads a simple keyset page. `sql` selects the item's columns and then, last, the page key `key`; it ends in

@@ -30,7 +30,10 @@ extension PostgresStore {
     static func hide(
         _ connection: PostgresConnection, userID: Int64, status: AccountStatus, changes: Changes, logger: Logger
     ) async throws {
-        changes.publish(.userRemoved(user: userID, status: status))
+        let username = try await connection.query(
+            "SELECT username FROM users WHERE id = \(userID)", logger: logger
+        ).collect().first?.decode(String.self)
+        changes.publish(.userRemoved(user: userID, username: username ?? "", status: status))
         let ended = try await connection.query(
             "DELETE FROM sessions WHERE user_id = \(userID) RETURNING token_hash", logger: logger
         ).collect()
@@ -69,7 +72,7 @@ extension PostgresStore {
         }
         if !liked.isEmpty {
             let toggles = liked.map { LikeBatches.Toggle(postID: $0, viewer: userID, liked: false) }
-            for result in await sendLikes(toggles) {
+            for result in await sendLikes(toggles, anyPost: true) {
                 // A post deleted meanwhile took the like with it.
                 if case .failure(let error) = result, (error as? StoreError) != .notFound("post") { throw error }
             }

@@ -4,8 +4,15 @@ import MakestagramStore
 import PostgresNIO
 
 extension PostgresStore {
-    static func postExists(_ connection: PostgresConnection, _ id: Int64, logger: Logger) async throws -> Bool {
-        try await !connection.query("SELECT 1 FROM posts WHERE id = \(id)", logger: logger).collect().isEmpty
+    /// Whether the post exists and may be seen: its author's account is active (not suspended, not being deleted).
+    /// Every read and write of a post's likes, comments and reports asks this first (`set_likes` in its own SQL), so a
+    /// hidden post answers `notFound` everywhere, as its own page does.
+    static func postVisible(_ connection: PostgresConnection, _ id: Int64, logger: Logger) async throws -> Bool {
+        try await !connection.query(
+            """
+            SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = \(id)
+            """, logger: logger
+        ).collect().isEmpty
     }
 
     /// One statement, one round trip, shared with the toggles that arrive meanwhile (``LikeBatches``): `set_likes`
@@ -17,20 +24,21 @@ extension PostgresStore {
 
     /// Sends `toggles` in one transaction, publishes what changed, and answers each toggle's outcome. A batch
     /// refused as a whole (a user deleted meanwhile, say) is sent again one toggle at a time, so that only the toggle
-    /// at fault fails; a database out of reach fails them all.
-    func sendLikes(_ toggles: [LikeBatches.Toggle]) async -> [Result<LikeOutcome, any Error>] {
+    /// at fault fails; a database out of reach fails them all. A post nobody may see is `notFound`, unless `anyPost`
+    /// (an account being deleted takes back its likes wherever they are).
+    func sendLikes(_ toggles: [LikeBatches.Toggle], anyPost: Bool = false) async -> [Result<LikeOutcome, any Error>] {
         do {
             let outcomes = try await retrying {
-                try await read { [logger] connection in
+                try await read { [logger, hiddenNames] connection in
                     let rows = try await connection.query(
                         """
                         SELECT * FROM set_likes(\(toggles.map(\.postID)), \(toggles.map(\.viewer)),
-                          \(toggles.map(\.liked)), \(Self.now))
+                          \(toggles.map(\.liked)), \(Self.now), \(anyPost))
                         """, logger: logger
                     ).collect()
                     var outcomes = [LikeOutcome?](repeating: nil, count: toggles.count)
                     for row in rows {
-                        let (item, outcome) = try Self.likeOutcome(row, toggles: toggles)
+                        let (item, outcome) = try Self.likeOutcome(row, toggles: toggles, hiding: hiddenNames)
                         outcomes[item] = outcome
                     }
                     return outcomes
@@ -43,13 +51,15 @@ extension PostgresStore {
         } catch {
             guard toggles.count > 1 else { return [.failure(error)] }
             var results: [Result<LikeOutcome, any Error>] = []
-            for toggle in toggles { results.append(contentsOf: await sendLikes([toggle])) }
+            for toggle in toggles { results.append(contentsOf: await sendLikes([toggle], anyPost: anyPost)) }
             return results
         }
     }
 
     /// One row of `set_likes`: which toggle it answers (from 0) and its outcome.
-    static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle]) throws -> (Int, LikeOutcome) {
+    static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle], hiding hiddenNames: Set<String>) throws
+        -> (Int, LikeOutcome)
+    {
         let (item, changed, count, likers, version, username, displayName, avatar, author, hidden) = try row.decode(
             (Int32, Bool, Int, String, Int64, String, String, String?, Int64, Bool).self)
         let index = Int(item) - 1
@@ -59,14 +69,15 @@ extension PostgresStore {
             id: toggle.viewer, username: username, displayName: displayName,
             avatarURL: avatar.map(MediaPath.url(for:)))
         let change = LikeChange(
-            postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count, likers: likerNames(likers),
+            postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count,
+            likers: likerNames(likers, hiding: hiddenNames),
             version: version, authorID: author, countHidden: hidden)
         return (index, LikeOutcome(state: change.state(for: toggle.viewer), change: changed ? change : nil))
     }
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
         try await read { [logger] connection in
-            guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
+            guard try await Self.postVisible(connection, postID, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT u.id, u.username, u.display_name, u.avatar_file, l.id FROM likes l JOIN users u ON u.id = l.user_id"
                     + " AND u.status = 'active'"
@@ -91,7 +102,7 @@ extension PostgresStore {
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
         try await write { [logger] connection, changes in
-            guard try await Self.postExists(connection, postID, logger: logger) else {
+            guard try await Self.postVisible(connection, postID, logger: logger) else {
                 throw StoreError.notFound("post")
             }
             let rows = try await connection.query(
@@ -112,7 +123,7 @@ extension PostgresStore {
 
     public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
         try await read { [logger] connection in
-            guard try await Self.postExists(connection, postID, logger: logger) else { return nil }
+            guard try await Self.postVisible(connection, postID, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id"
                     + " AND u.status = 'active'")
@@ -127,6 +138,7 @@ extension PostgresStore {
             let rows = try await connection.query(
                 """
                 SELECT c.author_id, c.post_id, p.author_id FROM comments c JOIN posts p ON p.id = c.post_id
+                JOIN users a ON a.id = p.author_id AND a.status = 'active'
                 WHERE c.id = \(id) FOR UPDATE OF c
                 """, logger: logger
             ).collect()
@@ -156,7 +168,10 @@ extension PostgresStore {
         do {
             try await write { [logger] connection, _ in
                 let rows = try await connection.query(
-                    "SELECT author_id FROM posts WHERE id = \(postID)", logger: logger
+                    """
+                    SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                    WHERE p.id = \(postID)
+                    """, logger: logger
                 ).collect()
                 guard let author = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("post") }
                 if author == reporter { throw StoreError.cannotReportOwnPost }

@@ -65,7 +65,8 @@ extension PostgresStore {
             if hasMore { waiting.removeLast() }
             let ids = waiting.map(\.post)
             let posts = Dictionary(
-                try await PostRows.posts(connection, ids: ids, viewer: viewer, logger: logger).map { ($0.id, $0) },
+                try await PostRows.posts(connection, ids: ids, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+                    .map { ($0.id, $0) },
                 uniquingKeysWith: { first, _ in first })
             var reports: [Int64: [PostReport]] = [:]
             let rows = try await connection.query(
@@ -162,7 +163,7 @@ extension PostgresStore {
                 try await Self.log(
                     connection, .liftSuspension, moderator: moderator, user: id, post: nil, reason: reason,
                     logger: logger)
-                changes.publish(.userRestored(user: id))
+                changes.publish(.userRestored(user: id, username: Self.folded(username)))
             }
         }
     }
@@ -182,6 +183,29 @@ extension PostgresStore {
                         id: id, createdAt: Date(timeIntervalSince1970: createdAt), moderator: moderator,
                         action: action, username: username, postId: postID, reason: reason.isEmpty ? nil : reason)
                 })
+        }
+    }
+
+    public var hiddenUsers: HiddenUsersSummary { caches.hiddenUsers.summary }
+
+    public func hiddenUsersMedia() async throws -> Set<String> {
+        try await read { [logger] connection in
+            var files = Set<String>()
+            let rows = try await connection.query(
+                """
+                SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id
+                WHERE u.status <> 'active'
+                UNION ALL
+                SELECT m.full_file, m.thumb_file, m.variants FROM users u JOIN media_uploads m ON m.user_id = u.id
+                WHERE u.status <> 'active'
+                UNION ALL
+                SELECT avatar_file, avatar_large_file, NULL FROM users WHERE status <> 'active'
+                """, logger: logger)
+            for try await (first, second, variants) in rows.decode((String?, String?, String?).self) {
+                for name in [first, second].compactMap({ $0 }) { files.insert(name) }
+                for variant in StoredVariant.variants(column: variants) { files.insert(variant.fileName) }
+            }
+            return files
         }
     }
 }

@@ -4,8 +4,10 @@ import MakestagramStore
 import PostgresNIO
 
 extension PostgresStore {
-    static func post(_ connection: PostgresConnection, id: Int64, viewer: Int64, logger: Logger) async throws -> Post? {
-        try await PostRows.posts(connection, ids: [id], viewer: viewer, logger: logger).first
+    static func post(
+        _ connection: PostgresConnection, id: Int64, viewer: Int64, hiding hidden: Set<String>, logger: Logger
+    ) async throws -> Post? {
+        try await PostRows.posts(connection, ids: [id], viewer: viewer, hiding: hidden, logger: logger).first
     }
 
     /// Everyone whose home timeline holds the post.
@@ -42,7 +44,9 @@ extension PostgresStore {
         ).collect()
         let id = try rows[0].decode(Int64.self)
         try await file(connection, postID: id, caption: post.caption, logger: logger)
-        guard let created = try await self.post(connection, id: id, viewer: post.authorID, logger: logger) else {
+        // A new post has no likers to hide.
+        guard let created = try await self.post(connection, id: id, viewer: post.authorID, hiding: [], logger: logger)
+        else {
             throw StoreError.notFound("post")
         }
         let audience = try await audience(connection, postID: id, logger: logger)
@@ -51,14 +55,15 @@ extension PostgresStore {
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
-        try await read { [logger] connection in try await Self.post(connection, id: id, viewer: viewer, logger: logger)
+        try await read { [logger] connection in
+            try await Self.post(connection, id: id, viewer: viewer, hiding: self.hiddenNames, logger: logger)
         }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         return try await read { [logger] connection in
-            try await PostRows.posts(connection, ids: ids, viewer: viewer, logger: logger)
+            try await PostRows.posts(connection, ids: ids, viewer: viewer, hiding: self.hiddenNames, logger: logger)
         }
     }
 
@@ -78,7 +83,10 @@ extension PostgresStore {
                     """, logger: logger)
                 try await Self.file(connection, postID: postID, caption: caption, logger: logger)
             }
-            guard let post = try await Self.post(connection, id: postID, viewer: viewer, logger: logger) else {
+            guard
+                let post = try await Self.post(
+                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            else {
                 throw StoreError.notFound("post")
             }
             if old != caption, let editedAt = post.editedAt {
@@ -130,7 +138,10 @@ extension PostgresStore {
                     "UPDATE posts SET hide_like_count = \(hidden), version = version + 1 WHERE id = \(postID)",
                     logger: logger)
             }
-            guard let post = try await Self.post(connection, id: postID, viewer: viewer, logger: logger) else {
+            guard
+                let post = try await Self.post(
+                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            else {
                 throw StoreError.notFound("post")
             }
             if old != hidden {
@@ -183,7 +194,8 @@ extension PostgresStore {
         if let window, let listed = cache.page(page, in: window) {
             if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
             return try await read { [logger] connection in
-                try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+                try await PostRows.complete(
+                    connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
             }
         }
         let versionGeneration = cache.versions.generation
@@ -196,14 +208,16 @@ extension PostgresStore {
                     top: top, for: viewer, windowGeneration: windowGeneration,
                     versionGeneration: versionGeneration, answering: page)
                 {
-                    return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+                    return try await PostRows.complete(
+                        connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
                 }
             }
             let listed = try await Self.timelineList(connection, viewer: viewer, page: page, logger: logger)
             if trusted {
                 cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
             }
-            return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+            return try await PostRows.complete(
+                connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
         }
     }
 
@@ -229,7 +243,8 @@ extension PostgresStore {
             let listed = try await PostRows.list(
                 connection, from: "posts p", filter: { "p.author_id = \($0.bind(author))" }, key: "p.id",
                 viewer: viewer, page: page, logger: logger)
-            return try await PostRows.complete(connection, listed, viewer: viewer, known: known, logger: logger)
+            return try await PostRows.complete(
+                connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
         }
     }
 }

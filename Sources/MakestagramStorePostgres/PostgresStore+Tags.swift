@@ -24,7 +24,9 @@ extension PostgresStore {
             ) { row in try row.decode((Int64, Int64).self).0 }
             guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
             let posts = Dictionary(
-                try await PostRows.posts(connection, ids: ids.items, viewer: viewer, logger: logger).map {
+                try await PostRows.posts(
+                    connection, ids: ids.items, viewer: viewer, hiding: self.hiddenNames, logger: logger
+                ).map {
                     ($0.id, $0)
                 },
                 uniquingKeysWith: { first, _ in first })

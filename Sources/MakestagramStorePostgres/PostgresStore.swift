@@ -207,6 +207,9 @@ public final class PostgresStore: Store, Service {
 
     /// The ASCII lower case of a username as typed: stored names are ASCII lower case (the schema checks), and only
     /// ASCII letters fold, as SQLite's NOCASE does (a Kelvin sign must not find `kate`).
+    /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
+    var hiddenNames: Set<String> { caches.hiddenUsers.names }
+
     static func folded(_ username: String) -> String {
         String(
             decoding: username.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)

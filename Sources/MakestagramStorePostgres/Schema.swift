@@ -28,6 +28,7 @@ enum Schema {
         ("v13 third-party apps", v13),
         ("v14 app tokens", v14),
         ("v15 likes and activity set by set", v15),
+        ("v16 likes only on posts that may be seen", v16),
     ]
 
     static let v1 = """

@@ -51,6 +51,11 @@ public struct AppDatabase: Sendable {
         writes = GroupCommit(writer: writer, commitActions: commitActions)
         try Self.migrator.migrate(writer)
         try writer.write { try SQLiteStore.fillSearchKeys($0) }
+        let hidden = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, username FROM users WHERE status <> 'active'")
+                .map { (id: $0["id"] as Int64, username: $0["username"] as String) }
+        }
+        caches.hiddenUsers.replaceAll(Dictionary(hidden, uniquingKeysWith: { first, _ in first }))
         writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 

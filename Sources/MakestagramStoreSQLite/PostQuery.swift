@@ -16,8 +16,9 @@ enum PostQuery {
         p.likers_preview, p.edited_at, p.hide_like_count, p.variants
         """
 
-    /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page).
-    static func post(_ row: Row) -> Post {
+    /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page), leaving the
+    /// `hidden` users (``HiddenUsers``) out of its likers.
+    static func post(_ row: Row, hiding hidden: Set<String>) -> Post {
         let avatar: String? = row[17]
         let likers: String = row[19]
         let editedAt: Double? = row[20]
@@ -36,7 +37,7 @@ enum PostQuery {
             likeCount: row[11],
             commentCount: row[12],
             viewerHasLiked: row[18],
-            likers: MakestagramStore.likerNames(likers),
+            likers: MakestagramStore.likerNames(likers, hiding: hidden),
             version: row[13],
             editedAt: editedAt.map(Date.init(timeIntervalSince1970:)), likeCountHidden: row[21])
     }
@@ -78,7 +79,7 @@ enum PostQuery {
     }
 
     /// The posts among `ids` that exist, in no particular order: one statement however many there are.
-    static func posts(_ db: Database, ids: [Int64], viewer: Int64) throws -> [Post] {
+    static func posts(_ db: Database, ids: [Int64], viewer: Int64, hiding hidden: Set<String>) throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
         let posts = try Row.fetchCursor(
@@ -88,7 +89,7 @@ enum PostQuery {
                     WHERE p.id IN (SELECT value FROM json_each(:ids))
                     """),
             arguments: ["ids": list, "viewer": viewer]
-        ).map(post)
+        ).map { post($0, hiding: hidden) }
         return try withRecentComments(db, Array(posts))
     }
 
@@ -136,14 +137,15 @@ enum PostQuery {
         return .newestFirst(items, request: page)
     }
 
-    /// Reads in full the listed posts that `known` does not hold at their listed version. A post deleted since it
+    /// Reads in full the listed posts that `known` does not hold at their listed version, without the `hidden` users
+    /// among their likers. A post deleted since it
     /// was listed (when the list came from memory) leaves the page.
     static func complete(
-        _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts
+        _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts, hiding hidden: Set<String>
     ) throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
-        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer))
+        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer, hiding: hidden))
     }
 }
 

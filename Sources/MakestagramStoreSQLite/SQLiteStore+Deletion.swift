@@ -24,7 +24,8 @@ extension SQLiteStore {
     /// Publishes that the user is no longer seen, then ends their sessions (their connections close as the account
     /// closes, before the log-outs arrive).
     func hide(_ db: Database, userID: Int64, status: AccountStatus) throws {
-        publishOnCommit(db, .userRemoved(user: userID, status: status))
+        let username = try String.fetchOne(db, sql: "SELECT username FROM users WHERE id = ?", arguments: [userID])
+        publishOnCommit(db, .userRemoved(user: userID, username: username ?? "", status: status))
         let ended = try Data.fetchAll(
             db, sql: "DELETE FROM sessions WHERE user_id = ? RETURNING token_hash", arguments: [userID])
         for hash in ended { publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
@@ -49,7 +50,7 @@ extension SQLiteStore {
             for postID in try Int64.fetchAll(
                 db, sql: "SELECT post_id FROM likes WHERE user_id = ? LIMIT ?", arguments: [userID, budget])
             {
-                _ = try changeLike(db, postID: postID, viewer: userID, liked: false)
+                _ = try changeLike(db, postID: postID, viewer: userID, liked: false, anyPost: true)
                 budget -= 1
             }
             for row in try Row.fetchAll(

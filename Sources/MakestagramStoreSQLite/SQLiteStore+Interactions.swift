@@ -4,9 +4,16 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    static func postExists(_ db: Database, _ id: Int64) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM posts WHERE id = ?)"), arguments: [id])
-            ?? false
+    /// Whether the post exists and may be seen: its author's account is active (not suspended, not being deleted).
+    /// Every read and write of a post's likes, comments and reports asks this first, so a hidden post answers
+    /// `notFound` everywhere, as its own page does.
+    static func postVisible(_ db: Database, _ id: Int64) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT EXISTS (
+                      SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?)
+                    """), arguments: [id]) ?? false
     }
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
@@ -14,10 +21,16 @@ extension SQLiteStore {
     }
 
     /// Likes or unlikes a post inside the current transaction, publishing the change if there was one, and answers
-    /// the post's like state after it.
-    func changeLike(_ db: Database, postID: Int64, viewer: Int64, liked: Bool) throws -> LikeChange {
+    /// the post's like state after it. A post nobody may see is `notFound`, unless `anyPost` (an account being
+    /// deleted takes back its likes wherever they are).
+    func changeLike(_ db: Database, postID: Int64, viewer: Int64, liked: Bool, anyPost: Bool = false) throws
+        -> LikeChange
+    {
         // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
-        let exists = try db.cachedStatement(sql: "SELECT 1 FROM posts WHERE id = ?")
+        let exists = try db.cachedStatement(
+            sql: anyPost
+                ? "SELECT 1 FROM posts WHERE id = ?"
+                : "SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?")
         guard (try Int.fetchOne(exists, arguments: [postID])) != nil else { throw StoreError.notFound("post") }
         if liked {
             try db.cachedStatement(
@@ -41,7 +54,7 @@ extension SQLiteStore {
         let likers: String = row["likers_preview"]
         let change = LikeChange(
             postID: postID, actor: PostQuery.author(row), liked: liked, likeCount: row["like_count"],
-            likers: likerNames(likers), version: row["version"], authorID: row["post_author"],
+            likers: likerNames(likers, hiding: hiddenNames), version: row["version"], authorID: row["post_author"],
             countHidden: row["hide_like_count"])
         // A like that changed nothing (already liked, or not liked) is not an event.
         if changed { publishOnCommit(db, .likeChanged(change)) }
@@ -58,7 +71,7 @@ extension SQLiteStore {
 
     public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
         try await read { db in
-            guard try Self.postExists(db, postID) else { return nil }
+            guard try Self.postVisible(db, postID) else { return nil }
             return try fetchPage(
                 db,
                 sql: { condition in
@@ -84,7 +97,7 @@ extension SQLiteStore {
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
         try await write { db in
-            guard try Self.postExists(db, postID) else { throw StoreError.notFound("post") }
+            guard try Self.postVisible(db, postID) else { throw StoreError.notFound("post") }
             try db.execute(
                 sql: "INSERT INTO comments (post_id, author_id, text, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [postID, author, text, Self.now])
@@ -106,7 +119,7 @@ extension SQLiteStore {
 
     public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
         try await read { db in
-            guard try Self.postExists(db, postID) else { return nil }
+            guard try Self.postVisible(db, postID) else { return nil }
             return try fetchPage(
                 db,
                 sql: { condition in
@@ -125,7 +138,8 @@ extension SQLiteStore {
                     db,
                     sql: """
                         SELECT c.author_id, c.post_id, p.author_id AS post_author FROM comments c
-                        JOIN posts p ON p.id = c.post_id WHERE c.id = ?
+                        JOIN posts p ON p.id = c.post_id JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                        WHERE c.id = ?
                         """, arguments: [id])
             else { throw StoreError.notFound("comment") }
             guard row["author_id"] == viewer || row["post_author"] == viewer else { throw StoreError.forbidden }
@@ -148,7 +162,11 @@ extension SQLiteStore {
         try await write { db in
             guard
                 let author = try Int64.fetchOne(
-                    db, sql: "SELECT author_id FROM posts WHERE id = ?", arguments: [postID])
+                    db,
+                    sql: """
+                        SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                        WHERE p.id = ?
+                        """, arguments: [postID])
             else { throw StoreError.notFound("post") }
             if author == reporter { throw StoreError.cannotReportOwnPost }
             do {

@@ -63,7 +63,8 @@ extension SQLiteStore {
             if hasMore { waiting.removeLast() }
             let ids: [Int64] = waiting.map { $0["post_id"] }
             let posts = Dictionary(
-                try PostQuery.posts(db, ids: ids, viewer: viewer).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+                try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames).map { ($0.id, $0) },
+                uniquingKeysWith: { a, _ in a })
             var reports: [Int64: [PostReport]] = [:]
             let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
             for row in try Row.fetchAll(
@@ -120,7 +121,10 @@ extension SQLiteStore {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT id, status, is_moderator FROM users WHERE username = ? AND status <> 'deleting'",
+                    db,
+                    sql: """
+                        SELECT id, username, status, is_moderator FROM users WHERE username = ? AND status <> 'deleting'
+                        """,
                     arguments: [username])
             else { throw StoreError.notFound("user") }
             let id: Int64 = row["id"]
@@ -144,7 +148,7 @@ extension SQLiteStore {
                     sql: "UPDATE users SET status = 'active', status_changed_at = ? WHERE id = ?",
                     arguments: [Self.now, id])
                 try Self.log(db, .liftSuspension, moderator: moderator, user: id, post: nil, reason: reason)
-                publishOnCommit(db, .userRestored(user: id))
+                publishOnCommit(db, .userRestored(user: id, username: row["username"]))
             }
         }
     }
@@ -166,6 +170,30 @@ extension SQLiteStore {
                         action: row["action"],
                         username: row["username"], postId: row["post_id"], reason: reason.isEmpty ? nil : reason)
                 })
+        }
+    }
+
+    public var hiddenUsers: HiddenUsersSummary { database.caches.hiddenUsers.summary }
+
+    public func hiddenUsersMedia() async throws -> Set<String> {
+        try await read { db in
+            var files = Set<String>()
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id
+                    WHERE u.status <> 'active'
+                    UNION ALL
+                    SELECT m.full_file, m.thumb_file, m.variants FROM users u JOIN media_uploads m ON m.user_id = u.id
+                    WHERE u.status <> 'active'
+                    UNION ALL
+                    SELECT avatar_file, avatar_large_file, NULL FROM users WHERE status <> 'active'
+                    """)
+            while let row = try rows.next() {
+                for column in 0...1 { if let name: String = row[column] { files.insert(name) } }
+                for variant in StoredVariant.variants(column: row[2]) { files.insert(variant.fileName) }
+            }
+            return files
         }
     }
 }

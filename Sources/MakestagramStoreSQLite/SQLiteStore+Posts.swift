@@ -4,7 +4,7 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    static func post(_ db: Database, id: Int64, viewer: Int64) throws -> Post? {
+    static func post(_ db: Database, id: Int64, viewer: Int64, hiding hidden: Set<String>) throws -> Post? {
         let post = try Row.fetchOne(
             db.cachedStatement(
                 sql: """
@@ -12,7 +12,7 @@ extension SQLiteStore {
                     WHERE p.id = :id
                     """),
             arguments: ["id": id, "viewer": viewer]
-        ).map(PostQuery.post)
+        ).map { PostQuery.post($0, hiding: hidden) }
         return try post.flatMap { try PostQuery.withRecentComments(db, [$0]).first }
     }
 
@@ -35,7 +35,7 @@ extension SQLiteStore {
             ])
         let id = db.lastInsertedRowID
         try Self.file(db, postID: id, caption: post.caption)
-        guard let created = try Self.post(db, id: id, viewer: post.authorID) else {
+        guard let created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames) else {
             throw StoreError.notFound("post")
         }
         let audience = try Self.audience(db, postID: created.id)
@@ -49,13 +49,13 @@ extension SQLiteStore {
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
-        try await read { db in try Self.post(db, id: id, viewer: viewer) }
+        try await read { db in try Self.post(db, id: id, viewer: viewer, hiding: hiddenNames) }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
-        return try await read { db in try PostQuery.posts(db, ids: ids, viewer: viewer) }
+        return try await read { db in try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames) }
     }
 
     public func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post {
@@ -72,7 +72,9 @@ extension SQLiteStore {
                     arguments: [caption, Self.now, postID])
                 try Self.file(db, postID: postID, caption: caption)
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer) else { throw StoreError.notFound("post") }
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+                throw StoreError.notFound("post")
+            }
             if changed, let editedAt = post.editedAt {
                 publishOnCommit(
                     db, .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
@@ -120,7 +122,9 @@ extension SQLiteStore {
                     sql: "UPDATE posts SET hide_like_count = ?, version = version + 1 WHERE id = ?",
                     arguments: [hidden, postID])
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer) else { throw StoreError.notFound("post") }
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+                throw StoreError.notFound("post")
+            }
             if changed {
                 publishOnCommit(
                     db,
@@ -164,7 +168,9 @@ extension SQLiteStore {
         let (window, windowGeneration) = cache.windows.lookup(viewer)
         if let window, let listed = cache.page(page, in: window) {
             if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
-            return try await read { db in try PostQuery.complete(db, listed, viewer: viewer, known: known) }
+            return try await read { db in
+                try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
+            }
         }
         let versionGeneration = cache.versions.generation
         return try await read { db in
@@ -175,12 +181,12 @@ extension SQLiteStore {
                     top: top, for: viewer, windowGeneration: windowGeneration,
                     versionGeneration: versionGeneration, answering: page)
                 {
-                    return try PostQuery.complete(db, listed, viewer: viewer, known: known)
+                    return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
                 }
             }
             let listed = try Self.timelineList(db, viewer: viewer, page: page)
             cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
-            return try PostQuery.complete(db, listed, viewer: viewer, known: known)
+            return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
         }
     }
 
@@ -200,7 +206,7 @@ extension SQLiteStore {
             let listed = try PostQuery.list(
                 db, from: "posts p", filter: "p.author_id = :author", key: "p.id", arguments: ["author": author],
                 viewer: viewer, page: page)
-            return try PostQuery.complete(db, listed, viewer: viewer, known: known)
+            return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
         }
     }
 }

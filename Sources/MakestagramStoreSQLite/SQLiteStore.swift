@@ -58,6 +58,9 @@ public struct SQLiteStore: Store {
 
     static var now: Double { Date().timeIntervalSince1970 }
 
+    /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
+    var hiddenNames: Set<String> { database.caches.hiddenUsers.names }
+
     // MARK: Accounts and sessions
 
     public func createUser(_ user: NewUser) async throws -> UserProfile {

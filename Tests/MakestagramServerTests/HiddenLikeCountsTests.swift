@@ -69,6 +69,20 @@ import Testing
             let own: LikeState = try await client.call(.put, "/api/v1/posts/\(post.id)/like", as: alice)
             #expect(own.likeCount == 3, "the author's own like answer carries the count")
 
+            // The Mastodon API hides it too: every status others read says 0, the author's says 3.
+            for (reader, expected) in [(bob, 0), (carol, 0), (alice, 3)] {
+                // Carol follows nobody: her home timeline is empty.
+                let home = reader.profile.id == carol.profile.id ? [] : ["/api/v1/timelines/home"]
+                for path in ["/api/v1/statuses/\(post.id)", "/api/v1/accounts/\(alice.profile.id)/statuses"] + home {
+                    let body = String(buffer: try await client.send(.get, path, as: reader).body)
+                    #expect(
+                        body.contains("\"favourites_count\":\(expected)"), "\(path) as \(reader.profile.username)")
+                }
+            }
+            let favourited = try await client.send(.post, "/api/v1/statuses/\(post.id)/unfavourite", as: bob)
+            #expect(String(buffer: favourited.body).contains("\"favourites_count\":0"))
+            let _: LikeState = try await client.call(.put, "/api/v1/posts/\(post.id)/like", as: bob)
+
             // Shown again: everyone sees the exact count, which stayed true underneath.
             let shown = try await hide(client, post.id, false, as: alice)
             #expect(!shown.likeCountHidden && shown.likeCount == 3)

@@ -128,6 +128,61 @@ import Testing
         }
     }
 
+    /// One rule for a suspended author's posts: every route that reads or writes one answers 404, as the post's own
+    /// page does, and changes nothing; the author's likes leave every likers preview and their photos are not served.
+    @Test func aSuspendedAuthorsPostsAreGoneFromEveryRouteAndTheirLikesFromEveryPreview() async throws {
+        try await TestServer.run({ $0.rateLimits = .unlimited }) { client, folder in
+            let moderator = try await client.signUp("mod")
+            try await Self.grant("mod", folder: folder)
+            let author = try await client.signUp("troll")
+            let reader = try await client.signUp("reader")
+            let friend = try await client.signUp("friend")
+            let post = try await client.post("chelsea.jpg", caption: "mine", as: author)
+            let friendsPost = try await client.post("rocket.jpg", caption: "theirs", as: friend)
+            let _: LikeState = try await client.call(.put, "/api/v1/posts/\(friendsPost.id)/like", as: author)
+            let _: LikeState = try await client.call(.put, "/api/v1/posts/\(post.id)/like", as: reader)
+            let media = "/media/\(post.image.full.url.split(separator: "/").last!)"
+            #expect(try await client.send(.get, media).status == .ok)
+            #expect(
+                try await client.send(.post, "/api/v1/moderation/users/troll/suspend", as: moderator).status
+                    == .noContent)
+
+            let comment = NewCommentRequest(text: "still here?")
+            let report = ReportRequest(reason: "spam")
+            let routes: [(HTTPRequest.Method, String, (any Encodable)?)] = [
+                (.get, "/api/v1/posts/\(post.id)", nil), (.get, "/api/v1/posts/\(post.id)/likes", nil),
+                (.get, "/api/v1/posts/\(post.id)/comments", nil), (.put, "/api/v1/posts/\(post.id)/like", nil),
+                (.delete, "/api/v1/posts/\(post.id)/like", nil),
+                (.post, "/api/v1/posts/\(post.id)/comments", comment),
+                (.post, "/api/v1/posts/\(post.id)/reports", report), (.get, "/api/v1/statuses/\(post.id)", nil),
+                (.get, "/api/v1/statuses/\(post.id)/context", nil),
+                (.get, "/api/v1/statuses/\(post.id)/favourited_by", nil),
+                (.post, "/api/v1/statuses/\(post.id)/favourite", nil),
+                (.post, "/api/v1/statuses/\(post.id)/unfavourite", nil),
+            ]
+            for (method, path, body) in routes {
+                let answer = try await client.problem(method, path, as: reader, json: body)
+                #expect(answer.status == 404, "\(method) \(path)")
+            }
+            #expect(try await client.problem(.get, media).status == 404, "the photo is not served")
+            let seen: Post = try await client.call(.get, "/api/v1/posts/\(friendsPost.id)", as: reader)
+            #expect(seen.likers.isEmpty, "the suspended liker is not named")
+
+            // Nothing changed behind the 404s: lifted, everything is as it was.
+            #expect(
+                try await client.send(.post, "/api/v1/moderation/users/troll/unsuspend", as: moderator).status
+                    == .noContent)
+            let back: Post = try await client.call(.get, "/api/v1/posts/\(post.id)", as: reader)
+            #expect(back.likeCount == 1 && back.viewerHasLiked && back.commentCount == 0)
+            #expect(try await client.send(.get, media).status == .ok)
+            let named: Post = try await client.call(.get, "/api/v1/posts/\(friendsPost.id)", as: reader)
+            #expect(named.likers == ["troll"])
+            let reports: Page<ReportedPost> = try await client.call(
+                .get, "/api/v1/moderation/reports", as: moderator)
+            #expect(reports.items.isEmpty)
+        }
+    }
+
     @Test func deletingYourAccountTakesYourLikesFromFriendsPostsAndKeepsYourNameReserved() async throws {
         try await TestServer.run({ $0.rateLimits = .unlimited }, setup: .live) { client, folder in
             let port = try #require(client.port)

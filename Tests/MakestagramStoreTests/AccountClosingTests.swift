@@ -69,9 +69,12 @@ struct Community {
     }
 
     /// Checks every count and list the store shows against the rows: `hidden` users (suspended) still have their
-    /// rows counted, but nothing of theirs is shown.
+    /// rows counted, but nothing of theirs is shown, no likers preview names them, and their posts take no like,
+    /// comment or report.
     func check(_ store: any Store, hidden: Set<Int64> = []) async throws {
         let page = PageRequest(limit: 100)
+        let hiddenNames = Set(hidden.map(name(of:)))
+        let someone = users.values.sorted().first { !hidden.contains($0) }
         for (name, id) in users {
             let profile = try await store.profile(id: id, viewer: id)
             if hidden.contains(id) {
@@ -98,9 +101,25 @@ struct Community {
             let read = try await store.post(id: post, viewer: author)
             if hidden.contains(author) {
                 #expect(read == nil, "a hidden user's post is not shown")
+                #expect(try await store.likers(postID: post, page: page) == nil, "nor its likers")
+                #expect(try await store.comments(postID: post, page: page) == nil, "nor its comments")
+                if let someone {
+                    for liked in [true, false] {
+                        await #expect(throws: StoreError.notFound("post"), "nor liked or unliked") {
+                            _ = try await store.setLike(postID: post, viewer: someone, liked: liked)
+                        }
+                    }
+                    await #expect(throws: StoreError.notFound("post"), "nor commented on") {
+                        _ = try await store.addComment(postID: post, author: someone, text: "hello?")
+                    }
+                    await #expect(throws: StoreError.notFound("post"), "nor reported") {
+                        try await store.report(postID: post, reporter: someone, reason: "spam")
+                    }
+                }
                 continue
             }
             let shown = try #require(read, "post \(post)")
+            #expect(shown.likers.allSatisfy { !hiddenNames.contains($0) }, "post \(post)'s likers preview")
             #expect(shown.likeCount == likes.filter { $0[0] == post }.count, "post \(post)'s like count")
             #expect(shown.commentCount == comments.filter { $0.post == post }.count, "post \(post)'s comment count")
             let likers = try #require(try await store.likers(postID: post, page: page))
@@ -178,7 +197,7 @@ struct Community {
         try await factory.with(sink) { made in
             let store = made.store
             var random = SeededGenerator(seed: seed)
-            let community = try await Community.seed(store, random: &random)
+            var community = try await Community.seed(store, random: &random)
             let moderator = try await store.user("moderator")
             try await store.setModerator(username: "moderator", moderator: true, by: nil)
             let name = community.users.keys.sorted().randomElement(using: &random)!
@@ -191,17 +210,30 @@ struct Community {
             try await store.setSuspended(username: name, suspended: true, moderator: moderator, reason: "spam")
             try await made.settle()
             #expect(
-                sink.take() == [.userRemoved(user: suspended, status: .suspended), .sessionEnded(tokenHash: token)])
+                sink.take() == [
+                    .userRemoved(user: suspended, username: name, status: .suspended), .sessionEnded(tokenHash: token),
+                ])
             try await community.check(store, hidden: [suspended])
             #expect(try await store.credentials(username: name)?.status == .suspended)
             #expect(try await store.sessionUser(tokenHash: token) == nil)
             #expect(try await store.searchUsers(query: name, viewer: moderator, limit: 10).isEmpty)
+            // An account deleted meanwhile takes back its likes and comments on the suspended author's posts too.
+            if let leaving = community.users.values.sorted().first(where: { user in
+                user != suspended && community.likes.contains { $0[1] == user && community.posts[$0[0]] == suspended }
+            }) {
+                try await store.beginAccountDeletion(userID: leaving, reserveUsernameUntil: Date())
+                while try await !store.continueAccountDeletion(userID: leaving, limit: 3).finished {}
+                community = community.removing(leaving)
+                try await made.settle()
+                _ = sink.take()
+                try await community.check(store, hidden: [suspended])
+            }
             // Once is enough: suspending again is not logged again.
             try await store.setSuspended(username: name, suspended: true, moderator: moderator, reason: "again")
 
             try await store.setSuspended(username: name, suspended: false, moderator: moderator, reason: "")
             try await made.settle()
-            #expect(sink.take() == [.userRestored(user: suspended)])
+            #expect(sink.take() == [.userRestored(user: suspended, username: name)])
             try await community.check(store)
             #expect(try await store.credentials(username: name)?.status == .active)
             let log = try await store.moderationLog(page: PageRequest(limit: 10)).items

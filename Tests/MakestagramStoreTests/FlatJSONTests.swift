@@ -44,8 +44,8 @@ import Testing
             ChangeRecord(.likeCountHiddenChanged(postID: 1, authorID: 2, hidden: true, likeCount: 3, version: 4)),
             ChangeRecord(.postDeleted(postID: 1, version: 2, audience: []), author: 3),
             ChangeRecord(.imageChanged(postID: 1, version: 2)),
-            ChangeRecord(.userRemoved(user: 1, status: .suspended)),
-            ChangeRecord(.userRestored(user: 1)),
+            ChangeRecord(.userRemoved(user: 1, username: "ana", status: .suspended)),
+            ChangeRecord(.userRestored(user: 1, username: "ana")),
         ]
         return records
     }

@@ -142,7 +142,7 @@ func buildRouter<S: Store>(
     _ = MetricsBootstrap.registry
     router.add(middleware: ProblemMiddleware(methods: methods, notFoundPage: web.notFoundPage))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
-    router.addRoutes(MediaController(media: worker.media).routes)
+    router.addRoutes(MediaController(media: worker.media, store: store).routes)
     router.addRoutes(web.routes)
     let limits = events.limits
     let accounts = AccountsController(

@@ -59,7 +59,10 @@ struct MastodonMapper<S: Store>: Sendable {
         Mastodon.Status(
             id: String(post.id), createdAt: post.createdAt, inReplyToId: nil, inReplyToAccountId: nil,
             uri: origin + "/p/\(post.id)", url: origin + "/p/\(post.id)", repliesCount: post.commentCount,
-            favouritesCount: post.likeCount ?? 0, editedAt: OrNull(post.editedAt), favourited: post.viewerHasLiked,
+            // A count the author hides from the reader is 0 here, as the native API leaves it out: Mastodon's entity
+            // has no way to say "hidden".
+            favouritesCount: post.seen(by: viewer).likeCount ?? 0, editedAt: OrNull(post.editedAt),
+            favourited: post.viewerHasLiked,
             content: Mastodon.html(post.caption), text: OrNull(post.caption), account: account(author),
             mediaAttachments: [attachment(id: String(post.id), image: post.image)],
             tags: Hashtags.of(post.caption).map { Mastodon.Tag(name: $0, url: origin + "/t/" + $0) })

@@ -2,11 +2,39 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramStore
 import NIOPosix
+import Synchronization
 
-/// Serves stored photos: exact type, no sniffing, cached forever (a name is never reused for other bytes).
-struct MediaController: Sendable {
+/// Serves stored photos: exact type, no sniffing, cached forever (a name is never reused for other bytes). The files
+/// of users hidden from everyone (suspended, or being deleted) answer 404 like everything else of theirs.
+struct MediaController<S: Store>: Sendable {
     let media: any MediaStorage
+    let store: S
+    /// The hidden users' files, for the version of who is hidden they were read at.
+    private let hidden = HiddenFiles()
+
+    final class HiddenFiles: Sendable {
+        let known = Mutex<(version: UInt64, files: Set<String>)?>(nil)
+    }
+
+    init(media: any MediaStorage, store: S) {
+        self.media = media
+        self.store = store
+    }
+
+    /// Whether `name` belongs to a user hidden from everyone. Free while nobody is (the usual case); otherwise their
+    /// files are read once per change of who is hidden.
+    func isHidden(_ name: String) async throws -> Bool {
+        let summary = store.hiddenUsers
+        guard !summary.isEmpty else { return false }
+        if let known = hidden.known.withLock({ $0 }), known.version == summary.version {
+            return known.files.contains(name)
+        }
+        let files = try await store.hiddenUsersMedia()
+        hidden.known.withLock { $0 = (summary.version, files) }
+        return files.contains(name)
+    }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -16,7 +44,9 @@ struct MediaController: Sendable {
     }
 
     @Sendable func file(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let name = context.parameters.get("name"), FolderMediaStorage.isValidName(name) else {
+        guard let name = context.parameters.get("name"), FolderMediaStorage.isValidName(name),
+            try await !isHidden(name)
+        else {
             throw APIError.notFound("file")
         }
         let etag = "\"\(name.prefix(32))\""

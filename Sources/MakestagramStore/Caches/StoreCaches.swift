@@ -15,6 +15,8 @@ package final class StoreCaches: Sendable {
     package let sessions = SessionCache(capacity: 100_000)
     /// The tops of home timelines recently read, and the versions of their posts.
     package let timelines = TimelineCache()
+    /// The users nobody may see; loaded by the store when it opens.
+    package let hiddenUsers = HiddenUsers()
 
     /// Until when (nanoseconds of the continuous clock since ``start``) the caches may answer: a store whose changes
     /// come from elsewhere (PostgreSQL's change stream) renews it on every read of the stream, so that an instance
@@ -78,9 +80,14 @@ package final class StoreCaches: Sendable {
         case .profileChanged(let user):
             sessions.remove { $0.user.id == user.id }
             renderEpochValue.add(1, ordering: .releasing)
-        case .userRemoved(let user, _), .userRestored(let user):
+        case .userRemoved(let user, _, _), .userRestored(let user, _):
             // Rare (a moderator's action, an account deleted), and the user's posts may sit in any timeline window
-            // and their comments inside any rendered post: forget the windows and render posts again.
+            // and their comments and likes inside any rendered post: forget the windows and render posts again.
+            if case .userRemoved(_, let username, _) = event {
+                hiddenUsers.hide(user, username: username)
+            } else {
+                hiddenUsers.show(user)
+            }
             sessions.remove { $0.user.id == user }
             timelines.removeAll()
             renderEpochValue.add(1, ordering: .releasing)
