@@ -18,6 +18,13 @@ public final class LiveHub: Service {
         var byPost: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
         var byUser: [Int64: [ObjectIdentifier: LiveConnection]] = [:]
         var connections = 0
+        /// Open taps (Mastodon's streams) by user: they count against the same cap as the user's sockets.
+        var tapsByUser: [Int64: Int] = [:]
+
+        /// Every stream the user holds open: event-stream sockets and taps.
+        func streams(of user: Int64) -> Int {
+            (byUser[user]?.count ?? 0) + (tapsByUser[user] ?? 0)
+        }
     }
 
     let bus: any EventBus
@@ -38,10 +45,11 @@ public final class LiveHub: Service {
 
     // MARK: Registry
 
-    /// Registers a connection, unless its user already holds `maxPerUser` (then false, and nothing changes).
+    /// Registers a connection, unless its user already holds `maxPerUser` streams, sockets and taps together (then
+    /// false, and nothing changes).
     func register(_ connection: LiveConnection, maxPerUser: Int = .max) -> Bool {
         let count = registry.withLock { registry -> Int? in
-            guard (registry.byUser[connection.user.id]?.count ?? 0) < maxPerUser else { return nil }
+            guard registry.streams(of: connection.user.id) < maxPerUser else { return nil }
             registry.byUser[connection.user.id, default: [:]][ObjectIdentifier(connection)] = connection
             registry.connections += 1
             return registry.connections
@@ -95,16 +103,29 @@ public final class LiveHub: Service {
     // MARK: Taps
 
     /// A tap of the events that may concern `user` (see ``EventTap``), until ``untap(_:)``; it finishes when the
-    /// session `tokenHash` ends, the account closes, or changes were missed.
-    public func tap(user: Int64, tokenHash: [UInt8]) -> EventTap {
+    /// session `tokenHash` ends, the account closes, or changes were missed. Nil when the user already holds
+    /// `maxPerUser` streams (event-stream sockets and taps together).
+    public func tap(user: Int64, tokenHash: [UInt8], maxPerUser: Int = .max) -> EventTap? {
+        let admitted = registry.withLock { registry -> Bool in
+            guard registry.streams(of: user) < maxPerUser else { return false }
+            registry.tapsByUser[user, default: 0] += 1
+            return true
+        }
+        guard admitted else { return nil }
         let tap = EventTap(user: user, tokenHash: tokenHash)
         taps.withLock { $0[ObjectIdentifier(tap)] = tap }
         return tap
     }
 
+    /// Ends a tap and gives its place back (once, however often it is called).
     public func untap(_ tap: EventTap) {
-        taps.withLock { $0[ObjectIdentifier(tap)] = nil }
+        let removed = taps.withLock { $0.removeValue(forKey: ObjectIdentifier(tap)) != nil }
         tap.finish()
+        guard removed else { return }
+        registry.withLock { registry in
+            let left = (registry.tapsByUser[tap.user] ?? 1) - 1
+            registry.tapsByUser[tap.user] = left > 0 ? left : nil
+        }
     }
 
     private func feedTaps(_ event: StoreEvent) {

@@ -448,3 +448,108 @@ def test_an_upload_cut_off_half_way_publishes_nothing(start):
     with open(PHOTOS / "hubble.jpg", "rb") as whole:
         answer = requests.post(f"{server.base}/api/v1/posts", headers=headers, files={"image": whole}, timeout=30)
     assert answer.status_code == 201
+
+
+def open_sse(server: Server, token: str) -> tuple[requests.Response, threading.Event]:
+    """A Mastodon user stream read on a thread of its own; the event is set when the server ends it."""
+    response = requests.get(server.base + "/api/v1/streaming/user", headers={"Authorization": f"Bearer {token}"},
+                            stream=True, timeout=(5, 30))
+    assert response.status_code == 200, response.text
+    ended = threading.Event()
+
+    def read():
+        try:
+            for _ in response.iter_content(chunk_size=None):
+                pass
+        except Exception:
+            pass
+        ended.set()
+
+    threading.Thread(target=read, daemon=True).start()
+    return response, ended
+
+
+def test_mastodon_streams_end_within_a_second_when_their_session_does(start):
+    server = start("--rate-limit", "all=off")
+    data = server.folder / "data"
+    password = {"password": "correct horse"}
+
+    def session(name: str) -> str:
+        answer = requests.post(server.base + "/api/v1/sessions", json={"username": name, **password}, timeout=10)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["token"]
+
+    def ends(token: str, action) -> float:
+        _, ended = open_sse(server, token)
+        time.sleep(0.3)
+        assert not ended.is_set()
+        started = time.time()
+        action()
+        assert ended.wait(5), "the stream is still open"
+        return time.time() - started
+
+    server.sign_up("leaver")
+    token = session("leaver")
+    waits = [ends(token, lambda: requests.delete(server.base + "/api/v1/sessions/current",
+                                                 headers={"Authorization": f"Bearer {token}"}, timeout=10))]
+    token, other = session("leaver"), session("leaver")
+    waits.append(ends(other, lambda: requests.post(
+        server.base + "/api/v1/me/password", headers={"Authorization": f"Bearer {token}"}, timeout=10,
+        json={"currentPassword": "correct horse", "newPassword": "another fine horse"})))
+    password = {"password": "another fine horse"}
+    server.sign_up("warden")
+    granted = subprocess.run([os.environ.get("MAKESTAGRAM_BIN", str(ROOT / ".build/debug/makestagram")), "admin",
+                              "grant", "warden", "--data", str(data)], capture_output=True, text=True)
+    assert granted.returncode == 0, granted.stderr
+    moderator = requests.post(server.base + "/api/v1/sessions", timeout=10,
+                              json={"username": "warden", "password": "correct horse"}).json()["token"]
+    token = session("leaver")
+    waits.append(ends(token, lambda: requests.post(
+        server.base + "/api/v1/moderation/users/leaver/suspend", headers={"Authorization": f"Bearer {moderator}"},
+        json={"reason": "spam"}, timeout=10)))
+    assert all(wait < 1 for wait in waits), waits
+
+
+def raw_sse(server: Server, token: str) -> tuple[socket.socket, bytes]:
+    """A Mastodon user stream on a plain socket (closed at once when the test says so), and its status line."""
+    sock = connect(server)
+    sock.sendall(f"GET /api/v1/streaming/user HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n" not in head:
+        head += sock.recv(4096)
+    return sock, head.split(b"\r\n")[0]
+
+
+def test_every_stream_of_a_user_counts_against_one_cap(start):
+    server = start("--rate-limit", "sockets=100/m")
+    token = server.sign_up("streamer")
+    sockets = [websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/events",
+                                           header=[f"Authorization: Bearer {token}"], timeout=10) for _ in range(10)]
+    for sock in sockets:
+        assert json.loads(sock.recv())["type"] == "hello"
+    streams = [raw_sse(server, token) for _ in range(5)]
+    assert all(status.endswith(b" 200 OK") for _, status in streams), streams
+    mastodon = [websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/streaming?stream=user",
+                                            header=[f"Authorization: Bearer {token}"], timeout=10) for _ in range(5)]
+    time.sleep(0.5)
+    # Twenty open: the next of each kind is refused.
+    refused, status = raw_sse(server, token)
+    assert b" 429 " in status, status
+    refused.close()
+    extra = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/events",
+                                        header=[f"Authorization: Bearer {token}"], timeout=10)
+    opcode, data = extra.recv_data(control_frame=True)
+    assert opcode == websocket.ABNF.OPCODE_CLOSE and struct.unpack("!H", data[:2])[0] == 1013
+    extra_mastodon = websocket.create_connection(f"ws://127.0.0.1:{server.port}/api/v1/streaming?stream=user",
+                                                 header=[f"Authorization: Bearer {token}"], timeout=10)
+    opcode, data = extra_mastodon.recv_data(control_frame=True)
+    assert opcode == websocket.ABNF.OPCODE_CLOSE and struct.unpack("!H", data[:2])[0] == 1013
+    # A client that goes away gives its place back at once (not at the stream's next heartbeat, 15 s later).
+    streams[0][0].close()
+    time.sleep(0.5)
+    again, status = raw_sse(server, token)
+    assert status.endswith(b" 200 OK"), status
+    for item in sockets + mastodon:
+        item.close()
+    for sock, _ in streams[1:] + [(again, b"")]:
+        sock.close()

@@ -5,6 +5,7 @@ import HummingbirdWebSocket
 import MakestagramAPI
 import MakestagramLive
 import MakestagramStore
+import NIOCore
 import NIOWebSocket
 
 /// Mastodon's streaming API as server-sent events, `GET /api/v1/streaming/user`: `update` (a post entering the home
@@ -35,7 +36,17 @@ struct MastodonStreaming<S: Store>: Sendable {
         guard let tokenHash = context.tokenHash else { throw APIError.unauthorized }
         try limits.take(.sockets, user: user.id)
         let mapper = MastodonMapper(store: store, viewer: user.id, origin: limits.origin(of: request, context))
-        let tap = hub.tap(user: user.id, tokenHash: tokenHash)
+        guard let tap = hub.tap(user: user.id, tokenHash: tokenHash, maxPerUser: limits.rates.maxSocketsPerUser) else {
+            // Counted with the user's event-stream sockets: one cap for every stream a user holds.
+            throw APIError.rateLimited(
+                what: "open streams (at most \(limits.rates.maxSocketsPerUser) per user; close one first)",
+                retryAfter: 5)
+        }
+        // A client that goes away gives its place back at once, not at the next heartbeat that fails to write: the
+        // server keeps a connection whose client closed its side (HTTP allows it), so the end of its input is watched.
+        context.channel.closeFuture.whenComplete { [hub] _ in hub.untap(tap) }
+        try? await context.channel.pipeline.addHandler(InputEndWatcher { [hub] in hub.untap(tap) }, position: .first)
+            .get()
         let (items, continuation) = AsyncStream.makeStream(of: Item.self, bufferingPolicy: .bufferingNewest(10))
         let heartbeat = heartbeat
         let pump = Task {
@@ -71,6 +82,8 @@ struct MastodonStreaming<S: Store>: Sendable {
                     }
                 }
             }
+            // The stream ended (log-out, revocation, closed account, or too far behind): the response ends with it.
+            try await writer.finish(nil)
         }
         var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
@@ -157,7 +170,11 @@ extension MastodonStreaming {
         }
         let origin = context.origin ?? "http://127.0.0.1"
         let mapper = MastodonMapper(store: store, viewer: user.id, origin: origin)
-        let tap = hub.tap(user: user.id, tokenHash: tokenHash)
+        guard let tap = hub.tap(user: user.id, tokenHash: tokenHash, maxPerUser: limits.rates.maxSocketsPerUser) else {
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
+                reason: "at most \(limits.rates.maxSocketsPerUser) streams per user; close one first")
+        }
         defer { hub.untap(tap) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { [store] in
@@ -175,5 +192,24 @@ extension MastodonStreaming {
             for try await _ in inbound.messages(maxSize: 16 * 1024) {}
             group.cancelAll()
         }
+    }
+}
+
+/// Calls `ended` when the client closes its side of the connection: a stream it can no longer read from ends then.
+final class InputEndWatcher: ChannelInboundHandler, Sendable {
+    typealias InboundIn = Any
+    let ended: @Sendable () -> Void
+
+    init(_ ended: @escaping @Sendable () -> Void) {
+        self.ended = ended
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed { ended() }
+        context.fireUserInboundEventTriggered(event)
     }
 }
