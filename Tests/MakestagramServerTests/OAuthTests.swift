@@ -123,10 +123,19 @@ import Testing
             #expect(wrong.status == .badRequest && wrong.headers[.location] == nil, "never redirected elsewhere")
             let evil = try await Self.approve(client, app: app, redirect: "https://evil.example/callback")
             #expect(evil.status == .badRequest && evil.headers[.location] == nil)
-            let wider = try await Self.approve(client, app: app, scope: "read write")
-            #expect(wider.headers[.location]?.contains("error=invalid_scope") == true)
-            let unknown = try await Self.approve(client, app: app, scope: "admin:write")
-            #expect(unknown.headers[.location]?.contains("error=invalid_scope") == true)
+            // A request nobody decided on is refused on the server's own page, the app's address offered as a link:
+            // anyone may register an app, so a redirect here would make the server an open redirector.
+            for scope in ["read write", "admin:write"] {
+                let refused = try await Self.approve(client, app: app, scope: scope)
+                #expect(refused.status == .badRequest && refused.headers[.location] == nil)
+                #expect(String(buffer: refused.body).contains("error=invalid_scope"))
+            }
+            let page = try await client.send(
+                .get,
+                "/oauth/authorize?client_id=\(app.clientID)&response_type=token"
+                    + "&redirect_uri=https%3A%2F%2Fapp.example%2Fcallback")
+            #expect(page.status == .badRequest && page.headers[.location] == nil, "never redirected by itself")
+            #expect(String(buffer: page.body).contains("Back to the app (app.example)"))
             let denied = try await Self.post(
                 client, "/oauth/authorize",
                 [
@@ -183,7 +192,28 @@ import Testing
             #expect(try await Self.token(client, app: app, code: code3, secret: false).status == .unauthorized)
             let plain = try await Self.approve(
                 client, app: app, extra: [("code_challenge", challenge), ("code_challenge_method", "plain")])
-            #expect(plain.headers[.location]?.contains("error=invalid_request") == true)
+            #expect(plain.headers[.location] == nil && String(buffer: plain.body).contains("error=invalid_request"))
+        }
+    }
+
+    @Test func guessingOnTheConsentPageIsThrottledWithRetryAfter() async throws {
+        try await TestServer.run { client, _ in
+            _ = try await client.signUp("alice")
+            let app = try await Self.register(client, scopes: "read")
+            // Guessing on the consent page trips the log-in throttle, whose answer says when to come back.
+            var throttled: TestResponse?
+            for _ in 0..<8 where throttled == nil {
+                let answer = try await Self.post(
+                    client, "/oauth/authorize",
+                    [
+                        ("client_id", app.clientID), ("redirect_uri", "https://app.example/callback"),
+                        ("scope", "read"), ("response_type", "code"), ("username", "alice"),
+                        ("password", "wrong password"), ("decision", "approve"),
+                    ])
+                if answer.status == .tooManyRequests { throttled = answer }
+            }
+            let retry = try #require(throttled?.headers[.retryAfter], "the throttle answers 429 with Retry-After")
+            #expect((Int(retry) ?? 0) >= 1)
         }
     }
 

@@ -95,10 +95,19 @@ enum AuthorizePage {
                 """)
     }
 
-    /// A request that cannot be sent back to the app (unknown app, a redirect URI it did not register).
-    static func error(_ message: String) -> String {
-        document(
+    /// A request that cannot be authorized, said on the server's own page; `back` is the app's address with the
+    /// error, offered as a link naming where it leads (never followed without the person choosing to).
+    static func error(_ message: String, back: String? = nil) -> String {
+        let link =
+            back.map { url in
+                let host = URL(string: url)?.host.map { " (\(escape($0)))" } ?? ""
+                return
+                    "<p><a class=\"button secondary\" href=\"\(escape(url))\" rel=\"noreferrer\">Back to the app\(host)</a></p>"
+            } ?? ""
+        return document(
             title: "Cannot authorize",
-            body: "<h2 class=\"auth-subtitle\">This app's request cannot be authorized</h2><p>\(escape(message))</p>")
+            body: """
+                <h2 class="auth-subtitle">This app's request cannot be authorized</h2><p>\(escape(message))</p>\(link)
+                """)
     }
 }

@@ -108,8 +108,11 @@ struct OAuthController<S: Store>: Sendable {
         }
     }
 
-    /// Why a request cannot be authorized: shown on the page when it cannot go back to the app, sent back to the
-    /// app (`error=…` on its redirect URI) when it can.
+    /// Why a request cannot be authorized. Either way it is said on the server's own page: anyone may register an
+    /// app with any redirect URI, so redirecting on a malformed request nobody has looked at would make this server
+    /// an open redirector (RFC 9700 §4.11). A `redirect` failure offers the app's address with the error as a link.
+    /// Only a person's own decision on the consent page (Authorize or Deny) sends the browser back to the app by
+    /// itself.
     enum AuthorizationFailure: Error {
         case page(String)
         case redirect(AuthorizationRequest, error: String, description: String)
@@ -169,8 +172,10 @@ struct OAuthController<S: Store>: Sendable {
             return Self.respond(failure)
         }
         guard form["decision"] == "approve" else {
-            return Self.respond(
-                .redirect(checked, error: "access_denied", description: "The user denied the request."))
+            return Self.redirect(
+                to: checked.redirectURI,
+                with: [("error", "access_denied"), ("error_description", "The user denied the request.")]
+                    + (checked.state.map { [("state", $0)] } ?? []))
         }
         func again(_ message: String, status: HTTPResponse.Status = .unprocessableContent) -> Response {
             Self.page(
@@ -183,8 +188,10 @@ struct OAuthController<S: Store>: Sendable {
         else { return again("Wrong username or password.") }
         let address = limits.address(of: request, context)
         if let wait = limits.logins.begin(username: username, address: address) {
-            return again(
+            var refused = again(
                 "Too many failed log-ins. Try again in \(wait.retryAfterSeconds) seconds.", status: .tooManyRequests)
+            refused.headers[.retryAfter] = String(wait.retryAfterSeconds)
+            return refused
         }
         var succeeded = false
         defer { limits.logins.finish(username: username, address: address, succeeded: succeeded) }
@@ -409,10 +416,11 @@ struct OAuthController<S: Store>: Sendable {
             return page(AuthorizePage.error(message), status: .badRequest)
         case .redirect(let request, let error, let description):
             if request.redirectURI == outOfBand { return page(AuthorizePage.error(description), status: .badRequest) }
-            return redirect(
+            let back = redirect(
                 to: request.redirectURI,
                 with: [("error", error), ("error_description", description)]
                     + (request.state.map { [("state", $0)] } ?? []))
+            return page(AuthorizePage.error(description, back: back.headers[.location]), status: .badRequest)
         }
     }
 }
