@@ -553,3 +553,39 @@ def test_every_stream_of_a_user_counts_against_one_cap(start):
         item.close()
     for sock, _ in streams[1:] + [(again, b"")]:
         sock.close()
+
+
+def test_text_that_is_not_utf8_is_refused_wherever_it_enters_and_nothing_changes(start):
+    server = start("--rate-limit", "all=off")
+    token = server.sign_up("writer")
+    auth = {"Authorization": f"Bearer {token}"}
+    api = server.base + "/api/v1"
+    requests.patch(api + "/me", headers=auth, json={"bio": "Kept as it is"}, timeout=10).raise_for_status()
+    post = requests.post(api + "/posts", headers=auth, timeout=30, files={
+        "image": ("c.jpg", (PHOTOS / "chelsea.jpg").read_bytes(), "image/jpeg")}).json()
+    bad = b"caf\xe9 \xff\xfe"
+    json_headers = {**auth, "Content-Type": "application/json"}
+    form_headers = {**auth, "Content-Type": "application/x-www-form-urlencoded"}
+    refusals = {
+        "JSON bio": requests.patch(api + "/me", headers=json_headers, data=b'{"bio": "' + bad + b'"}'),
+        "JSON comment": requests.post(api + f"/posts/{post['id']}/comments", headers=json_headers,
+                                      data=b'{"text": "' + bad + b'"}'),
+        "multipart caption": requests.post(api + "/posts", headers=auth, files={
+            "image": ("c.jpg", (PHOTOS / "chelsea.jpg").read_bytes(), "image/jpeg"), "caption": (None, bad)}),
+        "Mastodon note, escaped": requests.patch(api + "/accounts/update_credentials", headers=form_headers,
+                                                 data=b"note=caf%E9"),
+        "Mastodon note, raw": requests.patch(api + "/accounts/update_credentials", headers=form_headers,
+                                             data=b"note=" + bad),
+        "Mastodon name, multipart": requests.patch(api + "/accounts/update_credentials", headers=auth,
+                                                   files={"display_name": (None, bad)}),
+        "Mastodon status": requests.post(api + "/statuses", headers=form_headers,
+                                         data=b"status=%FF&in_reply_to_id=" + str(post["id"]).encode()),
+    }
+    for what, answer in refusals.items():
+        assert answer.status_code == 422, (what, answer.status_code, answer.text)
+        assert answer.json()["code"] == "invalid_field" and "UTF-8" in answer.json()["detail"], what
+    search = requests.get(api + "/users?query=bo%FF", headers=auth, timeout=10)
+    assert search.status_code == 400 and "UTF-8" in search.json()["detail"]
+    me = requests.get(api + "/me", headers=auth, timeout=10).json()
+    assert me["bio"] == "Kept as it is" and me["postCount"] == 1
+    assert requests.get(api + f"/posts/{post['id']}", headers=auth, timeout=10).json()["commentCount"] == 0

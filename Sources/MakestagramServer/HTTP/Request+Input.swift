@@ -24,6 +24,8 @@ extension Request {
         } catch {
             throw APIError.clientAborted
         }
+        // Text that is not UTF-8 is refused as such (JSONDecoder would call it malformed JSON, or repair it).
+        _ = try TextInput.utf8(buffer.readableBytesView, field: "body")
         if let fields {
             // A patch names what it changes: at least one field, and only fields it knows.
             let object = (try? JSONSerialization.jsonObject(with: Data(buffer: buffer))) as? [String: Any]
@@ -100,9 +102,30 @@ extension Request {
         return nil
     }
 
+    /// The text of a query parameter that a person typed (a search): percent-decoded (`+` a space, as forms send it)
+    /// and refused with 400 when it is not UTF-8 or an escape is malformed, never repaired.
+    func queryText(_ name: String) throws -> String? {
+        let query = uri.query ?? ""
+        for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard pair[..<equals].elementsEqual(name.utf8) else { continue }
+            guard equals < pair.endIndex else { return "" }
+            let value = Substring(pair[pair.index(after: equals)...]).replacingOccurrences(of: "+", with: " ")
+            guard let bytes = Self.percentDecodedBytes(value.utf8), let text = String(validating: bytes, as: UTF8.self)
+            else { throw APIError.invalidParameter(name: name, reason: "is not valid UTF-8 text") }
+            return text
+        }
+        return nil
+    }
+
     /// `%XX` escapes decoded, invalid UTF-8 repaired; nil for a malformed escape (the value is then taken as sent).
     private static func percentDecoded(_ value: Substring.UTF8View) -> String? {
-        guard value.contains(UInt8(ascii: "%")) else { return String(Substring(value)) }
+        percentDecodedBytes(value).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `%XX` escapes stand for; nil for a malformed escape.
+    private static func percentDecodedBytes<Bytes: Collection<UInt8>>(_ value: Bytes) -> [UInt8]? {
+        guard value.contains(UInt8(ascii: "%")) else { return Array(value) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(value.count)
         var index = value.startIndex
@@ -119,7 +142,7 @@ extension Request {
             bytes.append(first << 4 | second)
             index = value.index(high, offsetBy: 2)
         }
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     /// The value of one hexadecimal digit (no sign, unlike `UInt8(_:radix:)`).

@@ -142,8 +142,8 @@ struct MastodonController<S: Store>: Sendable {
         var avatar: Data?
         if request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true {
             let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-            name = form.parts["display_name"].map { String(buffer: $0.data) }
-            note = form.parts["note"].map { String(buffer: $0.data) }
+            name = try form.text("display_name")
+            note = try form.text("note")
             avatar = form.parts["avatar"].flatMap { $0.data.readableBytes > 0 ? Data(buffer: $0.data) : nil }
         } else {
             let form = try await OAuthForm.read(request)
@@ -179,7 +179,7 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func lookup(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        let acct = request.uri.queryParameters.get("acct") ?? ""
+        let acct = try request.queryText("acct") ?? ""
         let username = String(acct.split(separator: "@").first ?? "")
         guard Limits.isValidUsername(username.lowercased()),
             let profile = try await store.profile(username: username.lowercased(), viewer: mapper.viewer)
@@ -189,7 +189,7 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func searchAccounts(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        let query = request.uri.queryParameters.get("q") ?? ""
+        let query = try request.queryText("q") ?? ""
         guard !query.isEmpty, query.count <= 50 else { return try MastodonResponse([Mastodon.Account]()) }
         let limit = min(Int(request.uri.queryParameters.get("limit") ?? "") ?? 20, 40)
         let found = try await store.searchUsers(query: query, viewer: mapper.viewer, limit: max(limit, 1))
@@ -201,7 +201,7 @@ struct MastodonController<S: Store>: Sendable {
         var accounts: [Mastodon.Account] = []
         if type == nil || type == "accounts" {
             let mapper = try mapper(request, context)
-            let query = (request.uri.queryParameters.get("q") ?? "").trimmingCharacters(in: .whitespaces)
+            let query = (try request.queryText("q") ?? "").trimmingCharacters(in: .whitespaces)
             let name = query.hasPrefix("@") ? String(query.dropFirst()) : query
             if !name.isEmpty, name.count <= 50 {
                 let found = try await store.searchUsers(query: name, viewer: mapper.viewer, limit: 20)

@@ -14,6 +14,11 @@ struct MultipartForm {
 
     private(set) var parts: [String: Part] = [:]
 
+    /// The text of `field` (nil when absent); 422 when it is not UTF-8.
+    func text(_ field: String) throws -> String? {
+        try parts[field].map { try TextInput.utf8($0.data.readableBytesView, field: field) }
+    }
+
     /// The photo attached as `field`; 422 naming the field when it is missing, or when the file attached is empty
     /// (a picker that failed to read the photo sends its name with no bytes).
     func photo(_ field: String) throws -> ByteBuffer {

@@ -25,18 +25,25 @@ struct OAuthForm: Sendable {
         (fields[name] ?? []) + (fields[name + "[]"] ?? [])
     }
 
-    /// Parses `name=value&…` as HTML forms encode it (`+` is a space).
+    /// Parses `name=value&…` as HTML forms encode it (`+` is a space). A value whose escapes are not UTF-8 (or are
+    /// malformed) is kept out and its name noted in ``invalid``: a form reader refuses it rather than take it as empty.
     init(urlEncoded text: Substring) {
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ part: Substring) -> String {
-                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? ""
+            func decode(_ part: Substring) -> String? {
+                String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
             }
-            let name = decode(parts[0])
-            guard !name.isEmpty else { continue }
-            fields[name, default: []].append(parts.count > 1 ? decode(parts[1]) : "")
+            guard let name = decode(parts[0]), !name.isEmpty else { continue }
+            guard let value = parts.count > 1 ? decode(parts[1]) : "" else {
+                invalid.append(name)
+                continue
+            }
+            fields[name, default: []].append(value)
         }
     }
+
+    /// Fields whose value was not valid UTF-8 once its escapes were decoded.
+    private(set) var invalid: [String] = []
 
     /// The form a request's body holds.
     static func read(_ request: Request) async throws -> OAuthForm {
@@ -47,7 +54,7 @@ struct OAuthForm: Sendable {
         } catch {
             throw APIError.payloadTooLarge(limit: maxBytes)
         }
-        let text = String(buffer: buffer)
+        let text = try TextInput.utf8(buffer.readableBytesView, field: "body")
         if type.hasPrefix("application/json") {
             guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
                 throw APIError.malformedBody("The body is not a JSON object.")
@@ -66,6 +73,10 @@ struct OAuthForm: Sendable {
         if type.hasPrefix("multipart/form-data") {
             throw APIError.unsupportedMediaType("Send the fields form-encoded or as JSON.")
         }
-        return OAuthForm(urlEncoded: Substring(text))
+        let form = OAuthForm(urlEncoded: Substring(text))
+        if let field = form.invalid.first {
+            throw APIError.invalidField(field: field, reason: "is not valid UTF-8 text (or a malformed % escape)")
+        }
+        return form
     }
 }

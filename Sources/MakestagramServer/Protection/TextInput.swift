@@ -3,6 +3,15 @@ import MakestagramAPI
 
 /// Checks every text field a client sends, refusing with 422 and a reason instead of changing or cutting it.
 enum TextInput {
+    /// Bytes a client sent as the text of `field`: refused with 422 when they are not UTF-8, never repaired (a byte
+    /// replaced by U+FFFD, or a value dropped, would store something the client did not send).
+    static func utf8(_ bytes: some Collection<UInt8>, field: String) throws -> String {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            throw APIError.invalidField(field: field, reason: "is not valid UTF-8 text")
+        }
+        return text
+    }
+
     /// A username in its stored form (``TextRules/normalizedUsername(_:)``); refuses handles that are not valid
     /// and, when `registering`, reserved names.
     static func username(_ raw: String, registering: Bool = false) throws -> String {

@@ -26,7 +26,7 @@ struct UsersController<S: Store>: Sendable {
     /// People whose username or display name contains the query, ranked (``PeopleSearch``).
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let viewer = try context.requireUser()
-        let raw = request.uri.queryParameters.get("query") ?? ""
+        let raw = try request.queryText("query") ?? ""
         guard TextRules.controlCharacter(in: raw) == nil else {
             throw APIError.invalidParameter(name: "query", reason: "contains a control character")
         }
