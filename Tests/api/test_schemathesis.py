@@ -52,6 +52,8 @@ def test_the_document_describes_what_the_server_does(tmp_path):
         # Whether the current password is right is no schema's business: a generated one is refused (422).
         sections.append('[[operations]]\ninclude-operation-id = "changePassword"\n'
                         "checks.positive_data_acceptance.expected-statuses = [200, 401, 422, 429]\n")
+        sections.append('[[operations]]\ninclude-operation-id = "checkPassword"\n'
+                        "checks.positive_data_acceptance.expected-statuses = [204, 401, 422, 429]\n")
         # OAuth: a generated client ID, code or secret is no app's (the flows themselves are walked by the
         # conformance tour, the Swift tests and real clients).
         for operation, statuses in [("authorizePage", "[200, 303, 400]"), ("authorize", "[200, 303, 400, 422, 429]"),

@@ -30,13 +30,15 @@ def test_deleting_your_account_takes_your_likes_off_a_friends_screen(browsers, s
     mine.open("/settings")
     mine.type("#delete-password", "not the password")
     mine.click("#delete-title ~ form button[type=submit]")
-    mine.click("dialog .dialog-actions button.danger")
+    # The password is checked before anything is asked.
     mine.wait_until(lambda: "not your password" in mine.text("#delete-title ~ form .form-error"))
+    assert not mine.find_all("dialog[open]")
     assert mine.find("#delete-password").get_attribute("aria-invalid") == "true"
     mine.screenshot("settings-delete-account")
     mine.find("#delete-password").clear()
     mine.type("#delete-password", PASSWORD)
     mine.click("#delete-title ~ form button[type=submit]")
+    mine.wait_for("dialog .dialog-actions button.danger")
     mine.click("dialog .dialog-actions button.danger")
     mine.wait_for("form[aria-label='Log in']")
     mine.wait_until(lambda: "Your account is deleted" in mine.driver.page_source)
