@@ -28,6 +28,11 @@ SELECT u.id FROM candidates c JOIN users u ON u.id = c.id""" + RANK
 
 SCAN = "SELECT u.id FROM users u WHERE u.search_key GLOB :contains" + RANK
 
+# Two characters: the pairs' index (user_bigrams) in place of the trigram index.
+PAIRS = INDEXED.replace(
+    "SELECT rowid AS id FROM users_search WHERE search_key GLOB :contains LIMIT :cap",
+    "SELECT user_id AS id FROM user_bigrams WHERE gram = :query LIMIT :cap")
+
 SHORT = """
 WITH candidates(id) AS (
   SELECT id FROM (SELECT id FROM users WHERE username LIKE :prefix ESCAPE '\\' LIMIT :cap)
@@ -65,9 +70,12 @@ def main():
         "contains": f"*{glob}*", "prefix": like + "%", "query": query, "starts": f"{glob}*",
         "nameStarts": f"*\n{glob}*", "wordStarts": f"* {glob}*", "viewer": VIEWER, "cap": CAP,
     }
-    if len(query) < 3:
+    if len(query) < 2:
         matches = db.execute("SELECT count(*) FROM users WHERE username LIKE ? ESCAPE '\\'", (like + "%",)).fetchone()[0]
         index, scan = median_ms(db, SHORT, arguments), median_ms(db, SHORT_SCAN, arguments)
+    elif len(query) < 3:
+        matches = db.execute("SELECT count(*) FROM users WHERE search_key GLOB ?", (f"*{glob}*",)).fetchone()[0]
+        index, scan = median_ms(db, PAIRS, arguments), median_ms(db, SCAN, arguments)
     else:
         matches = db.execute("SELECT count(*) FROM users WHERE search_key GLOB ?", (f"*{glob}*",)).fetchone()[0]
         index, scan = median_ms(db, INDEXED, arguments), median_ms(db, SCAN, arguments)

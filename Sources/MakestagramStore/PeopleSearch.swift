@@ -5,9 +5,10 @@ import MakestagramAPI
 ///
 /// Each user has one search key: the username, a line feed, and the display name folded (case, accents, widths and
 /// compatibility forms), so that "élodie", "ELODIE" and "Ｅｌｏｄｉｅ" find one another. A query of at least
-/// ``substringMinimum`` characters matches anywhere in the key, through a trigram index (FTS5's `trigram` on SQLite,
-/// `pg_trgm` on PostgreSQL); a shorter one matches the start of usernames, through the usernames' own index, as
-/// every key contains most letters. Results are ranked: an exact username or display name, then a username or a word
+/// ``substringMinimum`` characters matches anywhere in the key: two characters through an index of each key's pairs
+/// of neighbouring characters (`user_bigrams` on SQLite, an expression index on PostgreSQL), three or more through a
+/// trigram index (FTS5's `trigram` on SQLite, `pg_trgm` on PostgreSQL); a single character matches the start of
+/// usernames, through the usernames' own index, as every key contains most letters. Results are ranked: an exact username or display name, then a username or a word
 /// of the display name that starts with the query, then the rest; within each, the people the viewer follows first,
 /// then shorter usernames.
 ///
@@ -18,8 +19,10 @@ import MakestagramAPI
 public enum PeopleSearch {
     /// The most matches of the trigram index that are ranked (Benchmarks/RESULTS.md, "People search").
     public static let candidateLimit = 500
-    /// The shortest query matched anywhere in a name (a trigram index needs three characters).
-    public static let substringMinimum = 3
+    /// The shortest query matched anywhere in a name ("ob" finds bob).
+    public static let substringMinimum = 2
+    /// The shortest query matched through the trigram index; two characters go through the pairs' index.
+    public static let trigramMinimum = 3
     /// The longest query, in characters (a display name's limit).
     public static let maximumLength = 50
 

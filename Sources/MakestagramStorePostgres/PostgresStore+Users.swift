@@ -115,7 +115,11 @@ extension PostgresStore {
         let folded = PeopleSearch.fold(query)
         guard !folded.isEmpty else { return [] }
         let escaped = PeopleSearch.likeEscaped(folded)
-        let short = folded.count < PeopleSearch.substringMinimum
+        let length = folded.unicodeScalars.count
+        let short = length < PeopleSearch.substringMinimum
+        // Two characters are found through the pairs' index (pg_trgm cannot use a pattern that short); each branch
+        // below runs only for its length (a condition on a parameter alone is settled before the scan).
+        let pairs = length < PeopleSearch.trigramMinimum
         return try await read { [logger] connection in
             let rows: PostgresRowSequence
             if short {
@@ -138,7 +142,11 @@ extension PostgresStore {
                 rows = try await connection.query(
                     """
                     WITH candidates AS (
-                      (SELECT id FROM users WHERE search_key LIKE \(contains) LIMIT \(PeopleSearch.candidateLimit))
+                      (SELECT id FROM users WHERE \(pairs) AND search_pairs(search_key) @> ARRAY[\(folded)]
+                       LIMIT \(PeopleSearch.candidateLimit))
+                      UNION
+                      (SELECT id FROM users WHERE NOT \(pairs) AND search_key LIKE \(contains)
+                       LIMIT \(PeopleSearch.candidateLimit))
                       UNION
                       (SELECT id FROM users WHERE username LIKE \(escaped + "%") LIMIT \(PeopleSearch.candidateLimit))
                       UNION

@@ -29,6 +29,7 @@ enum Schema {
         ("v14 app tokens", v14),
         ("v15 likes and activity set by set", v15),
         ("v16 likes only on posts that may be seen", v16),
+        ("v17 people search by two letters", v17),
     ]
 
     static let v1 = """

@@ -76,6 +76,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v12 account status and moderation", migrate: Schema.v12)
         migrator.registerMigration("v13 third-party apps", migrate: Schema.v13)
         migrator.registerMigration("v14 app tokens", migrate: Schema.v14)
+        migrator.registerMigration("v15 people search by two letters", migrate: Schema.v15)
         return migrator
     }
 }

@@ -100,7 +100,7 @@ extension SQLiteStore {
         let folded = PeopleSearch.fold(query)
         guard !folded.isEmpty else { return [] }
         let followed = "EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = :viewer AND f.followee_id = u.id)"
-        if folded.count < PeopleSearch.substringMinimum {
+        if folded.unicodeScalars.count < PeopleSearch.substringMinimum {
             // Usernames that start with the query, from their index: at most ``PeopleSearch/candidateLimit``, and
             // every one among the people the viewer follows.
             return try await read { db in
@@ -124,9 +124,14 @@ extension SQLiteStore {
             }
         }
         // GLOB, as FTS5's trigram index serves GLOB and LIKE but not LIKE with ESCAPE; keys and query are folded.
-        // The candidates: at most ``PeopleSearch/candidateLimit`` from the trigram index and as many usernames
-        // starting with the query (from the usernames' index), and every match among those the viewer follows.
+        // The candidates: at most ``PeopleSearch/candidateLimit`` from the trigram index (or, for two characters,
+        // the pairs' index) and as many usernames starting with the query (from the usernames' index), and every
+        // match among those the viewer follows.
         let glob = Self.globEscaped(folded)
+        let anywhere =
+            folded.unicodeScalars.count < PeopleSearch.trigramMinimum
+            ? "SELECT user_id AS id FROM user_bigrams WHERE gram = :query LIMIT :cap"
+            : "SELECT rowid AS id FROM users_search WHERE search_key GLOB :contains LIMIT :cap"
         let arguments: StatementArguments = [
             "contains": "*\(glob)*", "prefix": PeopleSearch.likeEscaped(folded) + "%", "query": folded,
             "starts": "\(glob)*", "nameStarts": "*\n\(glob)*", "wordStarts": "* \(glob)*", "viewer": viewer,
@@ -137,7 +142,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     WITH candidates(id) AS (
-                      SELECT id FROM (SELECT rowid AS id FROM users_search WHERE search_key GLOB :contains LIMIT :cap)
+                      SELECT id FROM (\(anywhere))
                       UNION
                       SELECT id FROM (SELECT id FROM users WHERE username LIKE :prefix ESCAPE '\\' LIMIT :cap)
                       UNION

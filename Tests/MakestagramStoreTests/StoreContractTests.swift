@@ -447,11 +447,16 @@ import Testing
             #expect(try await search("50%") == ["deals"])
             #expect(try await search("*") == [])
             #expect(try await search("[a]b") == [])
-            // Below three characters: usernames that start with it.
-            #expect(try await search("al") == ["alice"])
-            #expect(try await search("ar") == ["archeress", "archer"])
+            // Two characters anywhere, ranked the same way ("ob" finds bob, "ie" Élodie and Archie).
+            #expect(try await search("al") == ["alice", "deals"])
+            #expect(try await search("ar") == ["archeress", "alice", "archer", "zoe", "marcher"])
             #expect(try await search("a_") == ["a_b"])
-            #expect(try await search("ie") == [])
+            #expect(try await search("ie") == ["elo", "archer", "viewer"])
+            #expect(try await search("IÉ") == ["elo", "archer", "viewer"])
+            #expect(try await search("rq") == [], "no pair across the username and the name")
+            // One character: usernames that start with it.
+            #expect(try await search("z") == ["zoe"])
+            #expect(try await search("e") == ["elo"])
             // A new name is found at once, the old one no more.
             _ = try await store.updateProfile(userID: alice, displayName: "Alice Smith", bio: nil)
             #expect(try await search("archer") == ["archer", "archeress", "zoe", "marcher"])

@@ -1,0 +1,40 @@
+import GRDB
+
+extension Schema {
+    /// People search by two letters anywhere in a name ("ob" finds bob): every pair of neighbouring characters of
+    /// each user's search key (``PeopleSearch``) in `user_bigrams`, which triggers keep in step with `users.search_key`
+    /// as the trigram index is kept. A pair across the username and the name (around the line feed) is left out.
+    /// `search_positions` (1 to 100, more than a key's 81 characters) stands in for a loop, which triggers cannot
+    /// write.
+    static func v15(_ db: Database) throws {
+        let positions = (1...100).map { "(\($0))" }.joined(separator: ", ")
+        let pairs = { (key: String, id: String) in
+            """
+            SELECT substr(\(key), p.n, 2), \(id) FROM search_positions p
+            WHERE p.n < length(\(key)) AND instr(substr(\(key), p.n, 2), char(10)) = 0
+            """
+        }
+        try db.execute(
+            sql: """
+                CREATE TABLE search_positions (n INTEGER PRIMARY KEY);
+                INSERT INTO search_positions (n) VALUES \(positions);
+                CREATE TABLE user_bigrams (
+                  gram TEXT NOT NULL,
+                  user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                  PRIMARY KEY (gram, user_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX user_bigrams_user ON user_bigrams(user_id);
+                CREATE TRIGGER users_bigrams_insert AFTER INSERT ON users WHEN NEW.search_key IS NOT NULL BEGIN
+                  INSERT OR IGNORE INTO user_bigrams (gram, user_id) \(pairs("NEW.search_key", "NEW.id"));
+                END;
+                CREATE TRIGGER users_bigrams_update AFTER UPDATE OF search_key ON users BEGIN
+                  DELETE FROM user_bigrams WHERE user_id = OLD.id;
+                  INSERT OR IGNORE INTO user_bigrams (gram, user_id) \(pairs("NEW.search_key", "NEW.id"));
+                END;
+                INSERT OR IGNORE INTO user_bigrams (gram, user_id)
+                  SELECT substr(u.search_key, p.n, 2), u.id FROM users u, search_positions p
+                  WHERE u.search_key IS NOT NULL AND p.n < length(u.search_key)
+                    AND instr(substr(u.search_key, p.n, 2), char(10)) = 0;
+                """)
+    }
+}
