@@ -2,7 +2,7 @@
 # This build beside another one (a binary built from an earlier commit, e.g. in a git worktree) on the same seeded
 # database (server.sh's data), alternating three times: timeline pages of 20 and like/unlike toggles with wrk
 # (1 thread, 64 connections, on the other core). The machines are shared and noisy: only the interleaved rounds
-# make a difference of a few percent visible. Prints a table; appends it to RESULTS.md.
+# make a difference of a few percent visible. Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/compare.sh <other makestagram binary> [seconds per run, default 10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,4 +70,4 @@ report=$(printf '### %s — this build (%s) beside %s\n\nMachine: %s. Release bu
   "$(date -u +%Y-%m-%d)" "$(git rev-parse --short HEAD)" "$other" "$machine" "$duration" "$rows")
 echo
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

@@ -2,7 +2,7 @@
 # What "acknowledged means durable" costs: like/unlike toggles (wrk, 64 connections) and photo uploads (sequential
 # and 4 at once) against this build and, in the same run and on the same machine, against another build given as
 # the first argument (for instance one built from a commit before synchronous=FULL and the media folder fsync).
-# Servers alternate so that the machine's drift hits both alike. Prints a table; appends it to RESULTS.md.
+# Servers alternate so that the machine's drift hits both alike. Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/durability.sh [other makestagram binary] [seconds per toggle run, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -114,4 +114,4 @@ done
 report=$(printf '### %s — durability: toggles and uploads\n\nMachine: %s. Release builds; server pinned to core 0, wrk (1 thread, 64 connections, %s s) on core 1; uploads of chelsea.jpg (43 KB) from Python on the same machine. Builds alternate, two rounds.\n\n%s\n' \
   "$(date -u +%Y-%m-%d)" "$machine" "$duration" "$table")
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

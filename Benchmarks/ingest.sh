@@ -9,7 +9,7 @@
 #   server encodes them, written to files; the ratio to it is the server's cost over libvips';
 # - `vipsthumbnail` making the two JPEG sizes alone (the work the server did before its WebP widths).
 # Also the server's peak resident memory, and what a photo above the pixel limit costs it. Prints a table; appends
-# it to RESULTS.md. Bounded: about eight minutes after the build.
+# it to HISTORY.md. Bounded: about eight minutes after the build.
 # Usage: Benchmarks/ingest.sh [uploads per run, default 24]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -195,4 +195,4 @@ PY
   echo "encoded as the server encodes them), and vipsthumbnail making the two JPEG sizes alone."
   echo
   cat "$work/table.md"
-} >> Benchmarks/RESULTS.md
+} >> Benchmarks/HISTORY.md

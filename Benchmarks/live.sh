@@ -4,7 +4,7 @@
 # sending a like to its delivery on every subscriber (p50/p99) and the deliveries per second under
 # back-to-back likes; right before, the kernel's floor for the same N on the same cores (loopback-floor.sh: one C
 # writer on the server's core writing one 300-byte message to each of N sockets, an epoll reader on the client's
-# core), and the ratio of the server's p99 time to all subscribers to that floor; appends to RESULTS.md. Bounded:
+# core), and the ratio of the server's p99 time to all subscribers to that floor; appends to HISTORY.md. Bounded:
 # about three minutes after the build.
 # Usage: Benchmarks/live.sh [connection counts…]   (default: 1000 5000 10000)
 # LIVE_SERVER_CPUS and LIVE_CLIENT_CPUS (taskset lists, default 0 and 1) place the two processes.
@@ -85,5 +85,5 @@ for line in open(sys.argv[2]):
     median, low, high = floors[n]
     print(f"| {n} | {median:.1f} ms ({low:.1f}–{high:.1f}) | {p99:.1f} ms | {p99 / median:.2f} |")
 PY
-} >> Benchmarks/RESULTS.md
-tail -n 8 Benchmarks/RESULTS.md
+} >> Benchmarks/HISTORY.md
+tail -n 8 Benchmarks/HISTORY.md

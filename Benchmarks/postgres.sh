@@ -4,7 +4,7 @@
 # toggles on each, beside the bare Hummingbird JSON endpoint, all in one run (the server on core 0; PostgreSQL's
 # processes wherever the kernel puts them: on this 2-core machine they share both cores with the rest). Then two
 # instances on the PostgreSQL database: the time from a like sent to one until a socket on the other receives it,
-# at 20 likes a second. Prints the figures and appends them to RESULTS.md.
+# at 20 likes a second. Prints the figures and appends them to HISTORY.md.
 # Usage: Benchmarks/postgres.sh [seconds per run, default 20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -140,4 +140,4 @@ REPORT
 )
 echo
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

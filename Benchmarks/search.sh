@@ -3,7 +3,7 @@
 # kinds, one connection (a search's own latency) and 64 (throughput), beside a bare Hummingbird JSON endpoint
 # measured in the same run; then, per query, the statement the server runs timed alone (Benchmarks/
 # search-statements.py) through its indexes and, as the baseline, as the same ranking over a scan of every user.
-# Prints the tables; appends them to RESULTS.md.
+# Prints the tables; appends them to HISTORY.md.
 # Usage: Benchmarks/search.sh [seconds per run, default 10]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,4 +59,4 @@ REPORT
 )
 echo
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

@@ -4,7 +4,7 @@
 # Hummingbird JSON endpoint measured in the same run, and the timeline beside the right ceiling for a page: a bare
 # Hummingbird endpoint answering the same page's bytes and headers from memory; then the latency of both at a paced
 # load below saturation.
-# Prints req/s, p50/p99 and the ratios; appends to RESULTS.md.
+# Prints req/s, p50/p99 and the ratios; appends to HISTORY.md.
 # Usage: Benchmarks/server.sh [seconds per run, default 20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -82,4 +82,4 @@ REPORT
 )
 echo
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

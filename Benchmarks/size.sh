@@ -3,7 +3,7 @@
 # (ten likes a post: 10,000,000 at the end), with the timeline page of 20 measured at each size in the same run
 # (wrk, 64 connections, on the other core; the server on core 0); then the start-up time of the server on the
 # 1,000,000-post database (the media orphan sweep included) and its resident memory after 60 s of mixed load
-# (timeline pages and like toggles at once). Prints a table; appends it to RESULTS.md.
+# (timeline pages and like toggles at once). Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/size.sh [seconds per run, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -123,4 +123,4 @@ REPORT
 )
 echo
 echo "$report"
-printf '\n%s\n' "$report" >> Benchmarks/RESULTS.md
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md

@@ -62,7 +62,7 @@ public final class Box<A: AnyObject> {
     //
     // A key path is applied by the runtime at every change; on Linux that costs about 300 ns, as much as the rest of
     // a propagation (the compiler does not turn a key path captured by generic code into a direct access;
-    // Benchmarks/RESULTS.md). Where that matters, `bind(_:to:setting:)` takes the setter as a closure and costs what a
+    // Benchmarks/HISTORY.md). Where that matters, `bind(_:to:setting:)` takes the setter as a closure and costs what a
     // hand-written `observe` closure costs; the key path then only names the binding.
 
     /// Sets the object's property at `keyPath` to `value` now and after every change, on the graph's actor.

@@ -9,7 +9,7 @@
 /// its sources, and observers see only consistent states. For `Equatable` values an equal result stops propagation.
 ///
 /// The builders are `@inlinable`: each node's step (compute, compare, store) is compiled where the value is derived,
-/// for its concrete types, which is most of what a propagation costs (see Benchmarks/RESULTS.md).
+/// for its concrete types, which is most of what a propagation costs (see Benchmarks/HISTORY.md).
 @dynamicMemberLookup
 public final class I<A>: AnyNode, @unchecked Sendable {
     /// The value, as the graph's steps read and write it.

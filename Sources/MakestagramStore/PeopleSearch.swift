@@ -17,7 +17,7 @@ import MakestagramAPI
 /// usernames that start with the query, and every match among the people the viewer follows. Beyond that many
 /// matches, the rest of the list is a sample; a longer query narrows it.
 public enum PeopleSearch {
-    /// The most matches of the trigram index that are ranked (Benchmarks/RESULTS.md, "People search").
+    /// The most matches of the trigram index that are ranked (Benchmarks/HISTORY.md, "People search").
     public static let candidateLimit = 500
     /// The shortest query matched anywhere in a name ("ob" finds bob).
     public static let substringMinimum = 2

@@ -5,7 +5,7 @@ import Synchronization
 /// Sends the like toggles that arrive together to PostgreSQL as one call of `set_likes`, in one transaction.
 ///
 /// A transaction's fixed costs (the round trip, the snapshot, the commit and its log flush) are most of what a
-/// lone toggle costs PostgreSQL (Benchmarks/RESULTS.md); sharing them is what SQLite's group commit does for the
+/// lone toggle costs PostgreSQL (Benchmarks/HISTORY.md); sharing them is what SQLite's group commit does for the
 /// other store. A toggle that arrives while fewer than ``maxRunning`` batches are on their way goes at once, so a
 /// lone one waits for nobody; the others wait and form the next batch. Each toggle still succeeds or fails alone:
 /// a missing post fails only its own toggle, and a batch refused for any other reason than the database being out of
@@ -34,7 +34,7 @@ final class LikeBatches: Sendable {
     /// How many batches may be on their way at once. One: a call costs PostgreSQL about a millisecond whatever it
     /// carries, so the toggles that wait while it runs are worth more as one bigger call than as a second one. On
     /// the benchmark's 2-core machine one batch at a time gave 6,100–7,400 toggles/s, two 5,700–6,600 and three
-    /// 5,600–6,200, with lower latency too (Benchmarks/RESULTS.md). Several instances still send one each.
+    /// 5,600–6,200, with lower latency too (Benchmarks/HISTORY.md). Several instances still send one each.
     let maxRunning: Int
     /// The most toggles one call carries.
     let maxBatch: Int

@@ -40,7 +40,7 @@ extension AppDatabase {
     ///
     /// When a connection is certainly free the read runs right here: in WAL mode reads never wait for writers, and
     /// from mapped pages they take microseconds, less than the two thread hops an asynchronous read costs (measured in
-    /// Benchmarks/RESULTS.md). When every connection may be in use, it waits for one on GRDB's own queue instead.
+    /// Benchmarks/HISTORY.md). When every connection may be in use, it waits for one on GRDB's own queue instead.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if readers.tryTake() {
             defer { readers.release() }

@@ -27,7 +27,7 @@ public struct AppDatabase: Sendable {
             // Reads come from mapped pages and a 16 MiB page cache per connection instead of a syscall per page.
             // 256 MiB holds the hot pages (indexes, the newest posts and feed rows): on a database of 4 GB, mapping
             // 1 GiB served timelines no faster but added 700 MB of mapped pages to the resident size
-            // (Benchmarks/RESULTS.md, "Performance at size").
+            // (Benchmarks/HISTORY.md, "Performance at size").
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             try db.execute(sql: "PRAGMA cache_size = -16384")
         }

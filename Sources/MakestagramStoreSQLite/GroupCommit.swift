@@ -7,7 +7,7 @@ import Synchronization
 /// Each write runs in its own savepoint, so it succeeds or fails alone, exactly as in a transaction of its own;
 /// only the commit is shared. A lone write commits at once; while one group commits, the writes that arrive wait
 /// and form the next group. A commit costs more than a like (the write-ahead log appends every page the transaction
-/// touched), so under load a group of toggles costs little more than one (Benchmarks/RESULTS.md). Nobody is
+/// touched), so under load a group of toggles costs little more than one (Benchmarks/HISTORY.md). Nobody is
 /// answered before the group commits, and the commit's events are published before anybody is answered.
 final class GroupCommit: Sendable {
     private struct Job: Sendable {

@@ -8,7 +8,7 @@ extension Schema {
     /// CASCADE, so an unlike, a deleted comment or post, an unfollow or a deleted user withdraws it by construction:
     /// a deleted post or user takes its likes, comments and follows with it, and they take their activity. So
     /// `actor_id` and `post_id` need neither a foreign key nor an index of their own; every index costs each like a
-    /// page write, and a like is the hottest write (Benchmarks/RESULTS.md). The source keys' unique indexes are
+    /// page write, and a like is the hottest write (Benchmarks/HISTORY.md). The source keys' unique indexes are
     /// partial, holding only the rows of their kind.
     /// Rows are grouped as people read them (`group_key`): the likes of one post on one day ("bob and 3 others liked
     /// your photo"), the follows of one day, each comment alone. `activity_groups` holds each group's newest row,

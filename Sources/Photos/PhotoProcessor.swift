@@ -62,7 +62,7 @@ public struct PhotoProcessor: Sendable {
     public static let thumbSize = 320
     /// The widths of the responsive variants: a phone's column at 1×, 2× and 3×, and a wide screen's photo column.
     public static let variantWidths = [320, 640, 1080, 1440]
-    /// The format of the responsive variants (Benchmarks/RESULTS.md, "Which format for the responsive variants").
+    /// The format of the responsive variants (Benchmarks/HISTORY.md, "Which format for the responsive variants").
     public static let variantFormat = EncodedFormat.webp
     /// JPEG quality of the full and thumb variants: visually lossless for photos at about a tenth of the size of
     /// Q 100.

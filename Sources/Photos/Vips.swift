@@ -6,7 +6,7 @@ enum Vips {
     /// Starts libvips with untrusted loaders (PDF, SVG, ImageMagick, …) blocked and no operation cache,
     /// so memory is released as soon as an upload is done, and the C allocator limited to one arena per core
     /// (with eight uploads at a time this halved the server's peak resident size without slowing ingest:
-    /// Benchmarks/RESULTS.md, "Photo ingest").
+    /// Benchmarks/HISTORY.md, "Photo ingest").
     static let ready: Bool = {
         mk_limit_allocator_arenas(Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
         guard vips_init("makestagram") == 0 else { return false }

@@ -10,7 +10,7 @@ import Foundation
 /// (`NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor`): NIO 2.101 runs every
 /// job with the event loop as its serial executor, so each call into a nonisolated async function (about 45 per
 /// request through Hummingbird's responders and middleware) re-queued the task on the loop; with the default
-/// executor those calls run inline (Benchmarks/RESULTS.md, 2026-11-25).
+/// executor those calls run inline (Benchmarks/HISTORY.md, 2026-11-25).
 @main
 struct MakestagramCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import MakestagramAPI
+import MakestagramWeb
 import ServerTestSupport
 import Testing
 
@@ -32,6 +33,29 @@ import Testing
             #expect(text.contains("resync: \(LiveCloseCode.resync)"))
             #expect(text.contains("likersPreview: \(Post.likersPreviewLimit)"))
         }
+    }
+
+    /// The client's modules import one another without a cycle: each depends only on modules below it, as the
+    /// server's do, so any of them can be read (and loaded) from the bottom up.
+    @Test func theClientsModulesImportNoCycle() throws {
+        let files = try WebClient.files(maxUploadBytes: 1, heifBrands: [])
+        var imports: [String: [String]] = [:]
+        let pattern = try Regex(#"^import [^;]*? from "\./([a-z]+\.js)";"#).anchorsMatchLineEndings()
+        for (name, data) in files where name.hasSuffix(".js") {
+            let text = String(decoding: data, as: UTF8.self)
+            imports[name] = text.matches(of: pattern).map { String(text[$0.output[1].range!]) }
+        }
+        #expect(imports["lists.js"]?.contains("feed.js") == false)
+        var finished = Set<String>()
+        func visit(_ module: String, path: [String]) {
+            if path.contains(module) {
+                Issue.record("import cycle: \((path + [module]).joined(separator: " → "))")
+                return
+            }
+            guard finished.insert(module).inserted else { return }
+            for next in imports[module] ?? [] { visit(next, path: path + [module]) }
+        }
+        for module in imports.keys.sorted() { visit(module, path: []) }
     }
 
     @Test func assetsHaveTheirTypeAndRevalidateByETag() async throws {

@@ -6,7 +6,7 @@ import NIOCore
 /// NIO sizes its shared event loop group by the machine's cores (or a cgroup's CPU limit), not by the cores the
 /// process is allowed to run on. A server started with `taskset -c 0` (or a CPU affinity set by its service manager)
 /// would run two loops on its one core, taking turns: a like fanned out to 10,000 sockets took a fifth longer that
-/// way (Benchmarks/RESULTS.md).
+/// way (Benchmarks/HISTORY.md).
 public enum EventLoopThreads {
     /// Sizes NIO's shared event loop group to the cores this process may run on, when they are fewer than NIO would
     /// use; `NIO_SINGLETON_GROUP_LOOP_COUNT`, if set, still decides. Call before anything uses NIO's shared group.

@@ -10,7 +10,7 @@ import Synchronization
 /// The metrics are those of Hummingbird's `MetricsMiddleware` (requests, duration, errors by route, method and
 /// status), recorded here rather than by a middleware of their own: that extra layer, with the closure it adds
 /// after the body is written, cost a quarter of a cached timeline page and a third of `/healthz`
-/// (Benchmarks/RESULTS.md). The duration runs to the response head; a body streamed after it (media) is not timed.
+/// (Benchmarks/HISTORY.md). The duration runs to the response head; a body streamed after it (media) is not timed.
 struct ProblemMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
 

@@ -4,7 +4,7 @@ import MakestagramAPI
 import NIOCore
 
 /// Writes the API's JSON for posts straight into a buffer. Feed pages are the hottest responses, and Foundation's
-/// generic `JSONEncoder` spent more time on them than the database did (see Benchmarks/RESULTS.md); the output is
+/// generic `JSONEncoder` spent more time on them than the database did (see Benchmarks/HISTORY.md); the output is
 /// the same JSON, checked against `JSONEncoder` in the tests.
 struct JSONWriter {
     private(set) var buffer: ByteBuffer

@@ -24,6 +24,9 @@ const state = {
 /** The mounted view, if the feed is on screen. */
 let mounted = null;
 
+// Following or unfollowing someone reshapes the whole timeline, older posts included: load it afresh next time.
+store.onFollowsChanged(() => feed.reset());
+
 export const feed = {
   reset() {
     Object.assign(state, {

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { h, avatar, openDialog, toast } from "./dom.js";
-import { feed } from "./feed.js";
+import { store } from "./posts.js";
 
 /**
  * A Follow / Following button for `user` (whose `viewerFollows` it reads and keeps). `onChange(state)` hears each
@@ -25,8 +25,8 @@ export function followToggle(user, { onChange, className = "" } = {}) {
         ? await api.delete(`/users/${user.username}/follow`)
         : await api.put(`/users/${user.username}/follow`);
       user.viewerFollows = state.viewerFollows;
-      // Following or unfollowing reshapes the whole timeline, older posts included: load it afresh next time.
-      feed.reset();
+      // Following or unfollowing reshapes the whole timeline, older posts included: whoever shows it hears of it.
+      store.followsChanged();
       render();
       onChange?.(state);
     } catch (error) {

@@ -46,6 +46,8 @@ export const store = {
   deletionListeners: new Set(),
   /** Called with a user whose name or avatar changed. */
   userListeners: new Set(),
+  /** Called when the viewer followed or unfollowed someone (their home timeline is another now). */
+  followListeners: new Set(),
 
   /** Takes posts from an answer; a copy older than the one held is ignored. Answers the current views. */
   take(posts) {
@@ -226,6 +228,16 @@ export const store = {
   onUserUpdated(listener) {
     this.userListeners.add(listener);
     return () => this.userListeners.delete(listener);
+  },
+
+  /** Calls `listener()` when the viewer follows or unfollows someone; answers a function that stops it. */
+  onFollowsChanged(listener) {
+    this.followListeners.add(listener);
+    return () => this.followListeners.delete(listener);
+  },
+  /** The viewer followed or unfollowed someone. */
+  followsChanged() {
+    for (const listener of [...this.followListeners]) listener();
   },
 
   /** Applies a message from the event stream; anything not newer than what is held is dropped. */
