@@ -79,10 +79,22 @@ let package = Package(
         ),
         .target(name: "Photos", dependencies: ["CVips"]),
         .target(
+            name: "MakestagramCore",
+            dependencies: [
+                "MakestagramAPI", "MakestagramStore", "Photos",
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")]
+        ),
+        .target(
             name: "MakestagramServer",
             dependencies: [
                 "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres",
-                "MakestagramLive",
+                "MakestagramCore", "MakestagramLive",
                 "MakestagramWeb",
                 "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -107,7 +119,7 @@ let package = Package(
         .executableTarget(
             name: "makestagram",
             dependencies: [
-                "MakestagramServer", "MakestagramKit",
+                "MakestagramServer", "MakestagramCore", "MakestagramKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -168,7 +180,7 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramStoreSQLite", "MakestagramLive",
+                "MakestagramServer", "MakestagramCore", "MakestagramStoreSQLite", "MakestagramLive",
                 .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures",
                 "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -7,6 +7,9 @@ public enum LiveProtocol {
     /// The most posts one connection may be subscribed to: more than any screen shows (a profile scrolled through
     /// 500 posts, with the feed's cards still kept).
     public static let maxSubscriptions = 1000
+    /// The work a connection may ask for by default: one per message, one more per post newly subscribed to;
+    /// 2,000 per 10 s is two full resubscriptions at the cap in a burst, 200 a second after that.
+    public static let defaultWork = RateLimit(2000, per: .seconds(10))
 }
 
 /// Close codes the server uses, beside the standard 1000 (normal) and 1001 (server going away).

@@ -18,9 +18,7 @@ public struct LiveOptions: Sendable {
     /// one more (a snapshot to read and send). Counted in work, not messages, so that a client that coalesces
     /// (one subscribe for a whole page) and one that does not are treated alike, and no ordinary screen (a feed of
     /// 100 cards, a profile of 500 posts, fast scrolling) comes near it.
-    public var work: RateLimit? = LiveOptions.defaultWork
-    /// 2,000 per 10 s: two full resubscriptions at the cap in a burst, 200 a second after that.
-    public static let defaultWork = RateLimit(2000, per: .seconds(10))
+    public var work: RateLimit? = LiveProtocol.defaultWork
     /// Whether finished frames may be written straight below the frame encoder (``WireFrame``): true only when the
     /// server negotiates no WebSocket extension. With an extension (per-message deflate) every frame goes through
     /// the WebSocket library's outbound writer, which applies it.

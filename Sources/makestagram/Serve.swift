@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Hummingbird
 import Logging
+import MakestagramCore
 import MakestagramServer
 
 /// `makestagram serve`: runs the HTTP server.

@@ -1,5 +1,7 @@
 import Configuration
 import Foundation
+import MakestagramAPI
+import MakestagramCore
 import MakestagramLive
 import Testing
 

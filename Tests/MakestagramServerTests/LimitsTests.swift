@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import MakestagramAPI
+import MakestagramCore
 import MakestagramLive
 import NIOCore
 import ServerTestSupport

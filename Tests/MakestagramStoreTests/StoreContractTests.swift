@@ -457,8 +457,11 @@ import Testing
             // One character: usernames that start with it.
             #expect(try await search("z") == ["zoe"])
             #expect(try await search("e") == ["elo"])
+            #expect(try await search("rc").contains("alice"))
             // A new name is found at once, the old one no more.
             _ = try await store.updateProfile(userID: alice, displayName: "Alice Smith", bio: nil)
+            #expect(try await !search("rc").contains("alice"))
+            #expect(try await search("mi").contains("alice"))
             #expect(try await search("archer") == ["archer", "archeress", "zoe", "marcher"])
             #expect(try await search("smith") == ["alice"])
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramCore
 import MakestagramStore
 import MakestagramStorePostgres
 import MakestagramStoreSQLite
@@ -18,13 +19,13 @@ public enum Administration {
             logger.logLevel = .warning
             let store = try await PostgresStore.open(database, events: nil, logger: logger)
             defer { store.close() }
-            try await store.setModerator(username: username, moderator: moderator, by: nil)
+            try await Moderation.setModerator(username, moderator: moderator, on: store)
         } else {
             guard FileManager.default.fileExists(atPath: configuration.databasePath) else {
                 throw StoreError.notFound("database in \(configuration.dataDirectory.path)")
             }
             let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath))
-            try await store.setModerator(username: username, moderator: moderator, by: nil)
+            try await Moderation.setModerator(username, moderator: moderator, on: store)
         }
     }
 }

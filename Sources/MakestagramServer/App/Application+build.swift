@@ -1,14 +1,15 @@
-// MakestagramServer: the HTTP server — configuration, start-up and the operator's commands (App), connection guards
-// (Connections), rate limits and input checks (Protection), errors and middleware (HTTP), the API's routes (Routes),
-// posts' JSON and its cache (Rendering), photo uploads and files (Media), deleting accounts in the background
-// (Accounts), logs and metrics (Observability) and demo data (Demo) — over a Store, the live engine and the web
-// client.
+// MakestagramServer: the HTTP doors — configuration, start-up and the operator's commands (App), connection guards
+// (Connections), client addresses behind proxies (Protection), errors and middleware (HTTP), the native API's
+// routes (Routes), the Mastodon client API (Mastodon), OAuth (OAuth), posts' JSON and its cache (Rendering),
+// multipart uploads (Media), logs and metrics (Observability) and demo data (Demo) — each translating its format
+// onto the use cases of MakestagramCore, over a Store, the live engine and the web client.
 
 import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import MakestagramCore
 import MakestagramLive
 import MakestagramStore
 import MakestagramStorePostgres
@@ -81,14 +82,23 @@ func buildApplication<S: Store>(
     let worker = PhotoWorker(
         processor: PhotoProcessor(maxPixels: configuration.maxPixels), media: media,
         concurrency: configuration.imageConcurrency)
+    let protection = Protection(
+        rates: configuration.rateLimits, logins: LoginThrottle(policy: configuration.loginThrottle),
+        hashingConcurrency: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
     if configuration.demo {
-        try await DemoData(store: store, worker: worker, bcryptCost: configuration.bcryptCost).seed(logger: logger)
+        // Seeded through the use cases, without the limits that would slow a newcomer's first start.
+        let seeding = Core(
+            store: store, protection: Protection(rates: .unlimited, hashingConcurrency: 1), worker: worker,
+            bcryptCost: configuration.bcryptCost, deletion: NoAccountDeletion(),
+            maxUploadBytes: configuration.maxUploadBytes)
+        try await DemoData(core: seeding).seed(logger: logger)
     }
     let hub = LiveHub(bus: bus)
-    let limits = ClientLimits(
-        rates: configuration.rateLimits, proxies: configuration.trustedProxies,
-        logins: LoginThrottle(policy: configuration.loginThrottle),
-        hashingConcurrency: max(1, ProcessInfo.processInfo.activeProcessorCount / 2))
+    let limits = ClientLimits(protection: protection, proxies: configuration.trustedProxies)
+    let deletion = AccountDeletion(store: store, media: media, logger: logger)
+    let core = Core(
+        store: store, protection: protection, worker: worker, bcryptCost: configuration.bcryptCost,
+        deletion: deletion, maxUploadBytes: configuration.maxUploadBytes)
     var live = LiveOptions()
     live.queueLimit = configuration.liveQueueLimit
     live.closeGrace = configuration.liveCloseGrace
@@ -99,12 +109,9 @@ func buildApplication<S: Store>(
     let webSocket = WebSocketServerConfiguration(
         maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
     live.directWrites = webSocket.extensions.isEmpty
-    let events = EventsController(
-        store: store, hub: hub, tickets: EventTickets(store: store), limits: limits, options: live)
+    let events = EventsController(core: core, hub: hub, limits: limits, options: live)
     let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
-    let deletion = AccountDeletion(store: store, media: media, logger: logger)
-    let router = buildRouter(
-        store: store, worker: worker, events: events, web: web, deletion: deletion, configuration: configuration)
+    let router = buildRouter(core: core, events: events, web: web, configuration: configuration)
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(
         limit: connectionLimits.effectiveMaxConnections, perAddress: connectionLimits.effectiveMaxPerAddress,
@@ -125,60 +132,51 @@ func buildApplication<S: Store>(
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: "makestagram"),
         services: [
-            hub, limits.hashing, MediaSweep(store: store, media: media, logger: logger),
+            hub, protection.hashing, MediaSweep(store: store, media: media, logger: logger),
             VariantBackfill(store: store, worker: worker, logger: logger), deletion,
         ] + services,
         logger: logger)
 }
 
-/// All routes and middleware over one store.
+/// All routes and middleware over one store's use cases.
 func buildRouter<S: Store>(
-    store: S, worker: PhotoWorker, events: EventsController<S>, web: WebController,
-    deletion: any AccountDeletionTrigger, configuration: ServerConfiguration
+    core: Core<S>, events: EventsController<S>, web: WebController, configuration: ServerConfiguration
 ) -> Router<AppRequestContext> {
+    let store = core.store
     let methods = MethodTable()
     let base = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     let router = RecordingRouter(base, table: methods)
     _ = MetricsBootstrap.registry
     router.add(middleware: ProblemMiddleware(methods: methods, notFoundPage: web.notFoundPage))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
-    router.addRoutes(MediaController(media: worker.media, store: store).routes)
+    router.addRoutes(MediaController(media: core.media, store: store).routes)
     router.addRoutes(web.routes)
     let limits = events.limits
-    let accounts = AccountsController(
-        store: store, limits: limits, bcryptCost: max(10, configuration.bcryptCost), deletion: deletion)
-    let oauth = OAuthController(store: store, limits: limits)
+    let accounts = AccountsController(core: core, limits: limits)
+    let oauth = OAuthController(core: core, limits: limits)
     router.addRoutes(oauth.publicRoutes)
-    let mastodon = MastodonController(
-        store: store, worker: worker, limits: limits, maxUploadBytes: configuration.maxUploadBytes)
+    let mastodon = MastodonController(core: core, limits: limits)
     router.addRoutes(mastodon.publicRoutes)
     router.group("api/v1").addRoutes(accounts.publicRoutes)
     router.group("api/v1").addRoutes(events.publicRoutes)
-    let api = router.group("api/v1").add(middleware: BearerAuthMiddleware(store: store, limits: limits))
+    let authenticated = BearerAuthMiddleware(accounts: core.accounts, limits: limits)
+    let api = router.group("api/v1").add(middleware: authenticated)
     api.addRoutes(accounts.routes)
     api.addRoutes(oauth.routes)
-    api.addRoutes(
-        ProfileController(
-            store: store, worker: worker, limits: limits, maxUploadBytes: configuration.maxUploadBytes
-        ).routes)
+    api.addRoutes(ProfileController(core: core).routes)
     let rendered = RenderedPosts()
-    api.addRoutes(UsersController(store: store, rendered: rendered, limits: limits).routes)
-    api.addRoutes(
-        PostsController(
-            store: store, worker: worker, rendered: rendered, limits: limits,
-            maxUploadBytes: configuration.maxUploadBytes
-        ).routes)
-    api.addRoutes(InteractionsController(store: store, limits: limits).routes)
-    api.addRoutes(ActivityController(store: store).routes)
-    api.addRoutes(ModerationController(store: store, media: worker.media).routes)
+    api.addRoutes(UsersController(core: core, rendered: rendered).routes)
+    api.addRoutes(PostsController(core: core, rendered: rendered).routes)
+    api.addRoutes(InteractionsController(core: core).routes)
+    api.addRoutes(ActivityController(core: core).routes)
+    api.addRoutes(ModerationController(core: core).routes)
     api.addRoutes(mastodon.routes)
     api.addRoutes(MastodonStreaming(store: store, hub: events.hub, limits: limits).routes)
-    router.group("api/v2").add(middleware: BearerAuthMiddleware(store: store, limits: limits)).addRoutes(
-        mastodon.routesV2)
+    router.group("api/v2").add(middleware: authenticated).addRoutes(mastodon.routesV2)
     let exports = configuration.dataDirectory.appendingPathComponent("exports")
     ExportController<S>.sweep(exports)
     api.addRoutes(
-        ExportController(store: store, media: worker.media, limits: limits, temporaryDirectory: exports).routes)
+        ExportController(store: store, media: core.media, limits: limits, temporaryDirectory: exports).routes)
     api.addRoutes(events.routes)
     return base
 }

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import MakestagramCore
 import MakestagramLive
 import MakestagramStorePostgres
 import SystemPackage

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramCore
 import MakestagramStorePostgres
 
 /// Everything `makestagram serve` can be told.

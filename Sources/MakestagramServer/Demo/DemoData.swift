@@ -1,15 +1,16 @@
 import Foundation
-import HummingbirdBcrypt
 import Logging
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
-/// A small living world for newcomers: four users who follow each other, photo posts, likes and comments.
-/// Seeding is skipped when the demo users exist, so starting twice with `--demo` adds nothing.
+/// A small living world for newcomers: four users who follow each other, photo posts, likes and comments, made
+/// through the same use cases as everyone's (without their rate limits). Seeding is skipped when the demo users
+/// exist, so starting twice with `--demo` adds nothing.
 struct DemoData<S: Store> {
-    let store: S
-    let worker: PhotoWorker
-    let bcryptCost: UInt8
+    let core: Core<S>
+
+    var store: S { core.store }
 
     /// Every demo account logs in with this password.
     static var password: String { "makestagram" }
@@ -34,16 +35,14 @@ struct DemoData<S: Store> {
             return
         }
         var ids: [String: Int64] = [:]
-        let hash = Bcrypt.hash(Self.password, cost: bcryptCost)
         for user in Self.users {
-            let profile = try await store.createUser(
-                NewUser(username: user.username, displayName: user.name, passwordHash: hash))
+            let profile = try await core.accounts.create(
+                username: user.username, password: Self.password, displayName: user.name)
             ids[user.username] = profile.id
         }
         for follower in Self.users {
             for followee in Self.users where followee.username != follower.username {
-                _ = try await store.setFollow(
-                    viewer: ids[follower.username]!, username: followee.username, following: true)
+                _ = try await core.relationships.follow(followee.username, by: ids[follower.username]!, following: true)
             }
         }
         var postIDs: [Int64] = []
@@ -51,21 +50,20 @@ struct DemoData<S: Store> {
             guard
                 let url = Bundle.module.url(forResource: post.photo, withExtension: nil, subdirectory: "Resources/demo")
             else { continue }
-            let stored = try await worker.store(try Data(contentsOf: url))
-            let created = try await store.createPost(
-                NewPost(
-                    authorID: ids[post.author]!, caption: post.caption, width: stored.width, height: stored.height,
-                    full: stored.full, thumb: stored.thumb, variants: stored.variants))
+            let photo = try Data(contentsOf: url)
+            let created = try await core.posting.create(by: ids[post.author]!) {
+                NewPhoto(photo: photo, caption: post.caption)
+            }
             postIDs.append(created.id)
         }
         let comments = ["Wow 😍", "This is great", "Where was this?", "Love it!"]
         for (index, postID) in postIDs.enumerated() {
             for (offset, user) in Self.users.enumerated() where (index + offset) % 4 != 0 {
-                _ = try await store.setLike(postID: postID, viewer: ids[user.username]!, liked: true)
+                _ = try await core.interactions.like(postID: postID, by: ids[user.username]!, liked: true)
             }
             let commenter = Self.users[(index + 1) % Self.users.count].username
-            _ = try await store.addComment(
-                postID: postID, author: ids[commenter]!, text: comments[index % comments.count])
+            _ = try await core.interactions.comment(
+                on: postID, by: ids[commenter]!, text: comments[index % comments.count])
         }
         logger.notice(
             "demo data seeded",

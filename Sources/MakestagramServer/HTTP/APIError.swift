@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import NIOCore
 import Photos
@@ -181,6 +182,7 @@ extension APIError {
         switch error {
         case let error as APIError: self = error
         case let error as StoreError: self.init(error)
+        case let error as UseCaseError: self.init(error)
         case let error as PhotoError: self.init(error)
         case let error as HTTPError:
             switch error.status {
@@ -191,6 +193,20 @@ extension APIError {
         case let error as any HTTPResponseError where error.status.code < 500:
             self = .http(error.status, error.status.reasonPhrase)
         default: self = .internalError
+        }
+    }
+
+    init(_ error: UseCaseError) {
+        switch error {
+        case .invalidField(let field, let reason): self = .invalidField(field: field, reason: reason)
+        case .rateLimited(let what, let seconds): self = .rateLimited(what: what, retryAfter: seconds)
+        case .forbidden(let detail): self = .forbidden(detail)
+        case .notFound(let what): self = .notFound(what)
+        case .conflict(let code, let detail): self = .conflict(code: code, detail: detail)
+        case .invalidCredentials: self = .invalidCredentials
+        case .accountSuspended: self = .accountSuspended
+        case .tooManyAttempts(let seconds): self = .tooManyAttempts(retryAfter: seconds)
+        case .busy(let seconds): self = .busy(retryAfter: seconds)
         }
     }
 

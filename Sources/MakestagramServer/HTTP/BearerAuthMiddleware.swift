@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import MakestagramCore
 import MakestagramStore
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// holds (OAuth) must have been granted the scope the route needs (``RouteScopes``), or gets 403.
 struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = AppRequestContext
-    let store: S
+    let accounts: Accounts<S>
     let limits: ClientLimits
     let use = SessionUse()
 
@@ -16,7 +17,7 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
     {
         guard let token = Self.bearerToken(request.headers) else { throw APIError.unauthorized }
         let hash = SessionToken.hash(token)
-        guard let identity = try await store.session(tokenHash: hash) else { throw APIError.unauthorized }
+        guard let identity = try await accounts.authenticate(tokenHash: hash) else { throw APIError.unauthorized }
         if let granted = identity.scopes {
             let scopes = Scopes(granted) ?? Scopes(values: [])
             if let refusal = RouteScopes.refusal(method: request.method, path: context.endpointPath, scopes: scopes) {
@@ -30,8 +31,8 @@ struct BearerAuthMiddleware<S: Store>: RouterMiddleware {
         context.logger[metadataKey: "user"] = .stringConvertible(user.id)
         context.requester.authenticated(as: user.id)
         if use.isDue(hash) {
-            let client = SessionToken.client(of: request, address: limits.address(of: request, context))
-            Task { [store] in try? await store.touchSession(tokenHash: hash, client: client) }
+            let client = limits.client(of: request, context)
+            Task { [accounts] in try? await accounts.noteUse(tokenHash: hash, client: client) }
         }
         return try await next(request, context)
     }

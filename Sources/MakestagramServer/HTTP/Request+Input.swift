@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
 extension Request {

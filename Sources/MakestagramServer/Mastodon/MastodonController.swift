@@ -2,16 +2,18 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
-/// The part of the Mastodon client API a photo app needs (docs/mastodon-api.md), over the same store and rules as
+/// The part of the Mastodon client API a photo app needs (docs/mastodon-api.md), over the same use cases and rules as
 /// the native API: posts are statuses with one photo, comments are replies, likes are favourites. Every route but the
 /// instance's needs a token; an app's token needs the route's scope (``RouteScopes``).
 struct MastodonController<S: Store>: Sendable {
-    let store: S
-    let worker: PhotoWorker
+    let core: Core<S>
     let limits: ClientLimits
-    let maxUploadBytes: Int
+
+    var store: S { core.store }
+    var maxUploadBytes: Int { core.maxUploadBytes }
 
     /// The version Mastodon clients read, in the form they parse.
     static var version: String { "4.3.0 (compatible; Makestagram 1.0)" }
@@ -137,34 +139,23 @@ struct MastodonController<S: Store>: Sendable {
     /// others Mastodon knows (header, fields, locked, bot, …) are ignored, as unsupported.
     @Sendable func updateCredentials(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        var name: String?
-        var note: String?
-        var avatar: Data?
-        if request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true {
-            let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-            name = try form.text("display_name")
-            note = try form.text("note")
-            avatar = form.parts["avatar"].flatMap { $0.data.readableBytes > 0 ? Data(buffer: $0.data) : nil }
-        } else {
-            let form = try await OAuthForm.read(request)
-            name = form.fields["display_name"]?.first
-            note = form.fields["note"]?.first
-        }
-        let displayName = try name.map(TextInput.displayName)
-        let bio = try note.map { try TextInput.multiline($0, field: "note", length: Limits.bioLength) }
-        try limits.take(.edits, user: mapper.viewer)
-        if displayName != nil || bio != nil {
-            _ = try await store.updateProfile(userID: mapper.viewer, displayName: displayName, bio: bio)
-        }
-        if let avatar {
-            let files = try await worker.storeAvatar(avatar)
-            do {
-                let (_, replaced) = try await store.setAvatar(userID: mapper.viewer, files: files)
-                worker.media.remove(replaced)
-            } catch {
-                worker.media.remove([files.small, files.large])
-                throw error
+        _ = try await core.profiles.edit(mapper.viewer) {
+            var changes = ProfileChanges(bioField: "note")
+            if request.headers[.contentType]?.lowercased().hasPrefix("multipart/form-data") == true {
+                let form = try await MultipartForm.read(request, limit: maxUploadBytes)
+                changes.displayName = try form.text("display_name")
+                changes.bio = try form.text("note")
+                if let avatar = form.parts["avatar"], avatar.data.readableBytes > 0 {
+                    changes.avatar = .photo(Data(buffer: avatar.data))
+                }
+            } else {
+                let form = try await OAuthForm.read(request)
+                changes.displayName = form.fields["display_name"]?.first
+                changes.bio = form.fields["note"]?.first
             }
+            // Mastodon's other fields (header, fields, locked, bot, …) are not supported: a request of only those
+            // changes nothing.
+            return changes
         }
         guard let profile = try await store.profile(id: mapper.viewer, viewer: mapper.viewer) else {
             throw APIError.unauthorized
@@ -256,12 +247,7 @@ struct MastodonController<S: Store>: Sendable {
     func follow(_ request: Request, _ context: AppRequestContext, following: Bool) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         let profile = try await profile(context, viewer: mapper.viewer)
-        try limits.take(.follows, user: mapper.viewer)
-        do {
-            _ = try await store.setFollow(viewer: mapper.viewer, username: profile.username, following: following)
-        } catch StoreError.cannotFollowSelf {
-            throw APIError.conflict(code: .cannotFollowSelf, detail: "You cannot follow yourself.")
-        }
+        _ = try await core.relationships.follow(profile.username, by: mapper.viewer, following: following)
         return try MastodonResponse(try await mapper.relationship(profile.id))
     }
 
@@ -306,8 +292,7 @@ struct MastodonController<S: Store>: Sendable {
     @Sendable func createStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         let form = try await OAuthForm.read(request)
-        let text = try TextInput.multiline(
-            form.fields["status"]?.first ?? "", field: "status", length: Limits.captionLength)
+        let text = form.fields["status"]?.first ?? ""
         let media = form.all("media_ids")
         if let reply = form["in_reply_to_id"] {
             // A reply is a comment on the post it answers.
@@ -317,9 +302,8 @@ struct MastodonController<S: Store>: Sendable {
             guard media.isEmpty else {
                 throw APIError.invalidField(field: "media_ids", reason: "replies are comments: they take no photo")
             }
-            let comment = try TextInput.multiline(text, field: "status", length: Limits.commentLength)
-            try limits.take(.comments, user: mapper.viewer)
-            let created = try await store.addComment(postID: post.id, author: mapper.viewer, text: comment)
+            let created = try await core.interactions.comment(
+                on: post.id, by: mapper.viewer, text: text, field: "status")
             guard let author = try await mapper.profiles([mapper.viewer])[mapper.viewer] else {
                 throw APIError.unauthorized
             }
@@ -329,8 +313,7 @@ struct MastodonController<S: Store>: Sendable {
             throw APIError.invalidField(
                 field: "media_ids", reason: "a post is one photo: upload it with POST /api/v2/media first")
         }
-        try limits.take(.posts, user: mapper.viewer)
-        let post = try await store.createPost(fromUpload: upload, userID: mapper.viewer, caption: text)
+        let post = try await core.posting.create(by: mapper.viewer, fromUpload: upload, caption: text)
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
     }
@@ -339,12 +322,12 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         switch try statusID(context) {
         case .comment(let id):
-            try await store.deleteComment(id: id, viewer: mapper.viewer)
+            try await core.interactions.deleteComment(id, by: mapper.viewer)
             return try MastodonResponse([String: String]())
         case .post:
             let post = try await post(context, viewer: mapper.viewer)
             guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
-            worker.media.remove(try await store.deletePost(id: post.id, viewer: mapper.viewer))
+            try await core.posting.delete(postID: post.id, by: mapper.viewer)
             return try MastodonResponse(status)
         }
     }
@@ -371,8 +354,7 @@ struct MastodonController<S: Store>: Sendable {
         guard case .post(let id) = try statusID(context) else {
             throw APIError.invalidField(field: "id", reason: "comments cannot be favourited")
         }
-        try limits.take(.likes, user: mapper.viewer)
-        _ = try await store.setLike(postID: id, viewer: mapper.viewer, liked: liked)
+        _ = try await core.interactions.like(postID: id, by: mapper.viewer, liked: liked)
         let post = try await post(context, viewer: mapper.viewer)
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
@@ -393,22 +375,11 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func uploadMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        try limits.take(.posts, user: mapper.viewer)
-        let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-        let file = try form.photo("file")
-        let stored = try await worker.store(Data(buffer: file))
-        let image = NewPost(
-            authorID: mapper.viewer, caption: "", width: stored.width, height: stored.height, full: stored.full,
-            thumb: stored.thumb, variants: stored.variants)
-        let upload: (id: Int64, expired: [String])
-        do {
-            upload = try await store.createMediaUpload(image, expiringBefore: Date().addingTimeInterval(-86_400))
-        } catch {
-            worker.media.remove(stored.fileNames)
-            throw error
+        let upload = try await core.posting.upload(by: mapper.viewer) {
+            let form = try await MultipartForm.read(request, limit: maxUploadBytes)
+            return Data(buffer: try form.photo("file"))
         }
-        worker.media.remove(upload.expired)
-        return try MastodonResponse(mapper.attachment(id: String(upload.id), image: Self.postImage(image)))
+        return try MastodonResponse(mapper.attachment(id: String(upload.id), image: Self.postImage(upload.image)))
     }
 
     @Sendable func media(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {

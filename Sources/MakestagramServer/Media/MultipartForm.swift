@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MakestagramCore
 import MultipartKit
 
 /// The parts of a `multipart/form-data` body, read as it streams in and refused (413) as soon as it passes the limit,

@@ -2,8 +2,8 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
-import HummingbirdBcrypt
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
 /// The OAuth 2 authorization server for third-party apps: registration (`POST /api/v1/apps`), the sign-in and
@@ -12,13 +12,14 @@ import MakestagramStore
 /// access token is a session of its own, carrying the scopes granted (``RouteScopes`` enforces them), so that
 /// revoking it or the app ends it on every instance and closes its streams like a log-out.
 struct OAuthController<S: Store>: Sendable {
-    let store: S
+    let core: Core<S>
     let limits: ClientLimits
+
+    var store: S { core.store }
+    var apps: Apps<S> { core.apps }
 
     /// The redirect URI that shows the code on the page instead of redirecting.
     static var outOfBand: String { "urn:ietf:wg:oauth:2.0:oob" }
-    /// How long an authorization code works.
-    static var codeLifetime: TimeInterval { 600 }
 
     var publicRoutes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -62,12 +63,9 @@ struct OAuthController<S: Store>: Sendable {
         if let website, website.count > 500 || URL(string: website)?.scheme == nil {
             throw APIError.invalidField(field: "website", reason: "must be an absolute URL")
         }
-        try limits.take(.signUps, client: limits.address(of: request, context))
-        let secret = SessionToken.generate()
-        let app = try await store.createOAuthApp(
-            NewOAuthApp(
-                clientID: SessionToken.generate(), secretHash: SessionToken.hash(secret), name: name,
-                website: website, redirectURIs: uris, scopes: scopes.description))
+        let (app, secret) = try await apps.register(
+            name: name, website: website, redirectURIs: uris, scopes: scopes.description,
+            address: limits.address(of: request, context))
         context.logger.info("app registered", metadata: ["app": "\(app.id)"])
         return try Self.json(
             [
@@ -186,30 +184,23 @@ struct OAuthController<S: Store>: Sendable {
         guard let raw = form["username"], let username = try? TextInput.username(raw),
             let password = form.fields["password"]?.first, (try? TextInput.passwordShape(password)) != nil
         else { return again("Wrong username or password.") }
-        let address = limits.address(of: request, context)
-        if let wait = limits.logins.begin(username: username, address: address) {
-            var refused = again(
-                "Too many failed log-ins. Try again in \(wait.retryAfterSeconds) seconds.", status: .tooManyRequests)
-            refused.headers[.retryAfter] = String(wait.retryAfterSeconds)
+        let credentials: Credentials
+        do {
+            credentials = try await core.accounts.checkLogIn(
+                username: username, password: password, address: limits.address(of: request, context))
+        } catch UseCaseError.tooManyAttempts(let seconds) {
+            var refused = again("Too many failed log-ins. Try again in \(seconds) seconds.", status: .tooManyRequests)
+            refused.headers[.retryAfter] = String(seconds)
             return refused
-        }
-        var succeeded = false
-        defer { limits.logins.finish(username: username, address: address, succeeded: succeeded) }
-        let credentials = try await store.credentials(username: username)
-        let stored = credentials?.passwordHash
-        let valid = try await limits.hash { Bcrypt.verify(password, hash: stored ?? AccountsController<S>.decoyHash) }
-        guard valid, let credentials else { return again("Wrong username or password.") }
-        succeeded = true
-        guard credentials.status == .active else {
+        } catch UseCaseError.invalidCredentials {
+            return again("Wrong username or password.")
+        } catch UseCaseError.accountSuspended {
             return again("This account is suspended by the moderators.", status: .forbidden)
         }
-        let code = SessionToken.generate()
-        try await store.createAuthorizationCode(
-            codeHash: SessionToken.hash(code),
-            grant: AuthorizationGrant(
+        let code = try await apps.grantCode(
+            AuthorizationGrant(
                 appID: checked.app.id, userID: credentials.userID, redirectURI: checked.redirectURI,
-                scopes: checked.scopes.description, codeChallenge: checked.codeChallenge),
-            expiresAt: Date().addingTimeInterval(Self.codeLifetime))
+                scopes: checked.scopes.description, codeChallenge: checked.codeChallenge))
         context.logger.info(
             "app authorized", metadata: ["app": "\(checked.app.id)", "user": "\(credentials.userID)"])
         if checked.redirectURI == Self.outOfBand {
@@ -243,9 +234,7 @@ struct OAuthController<S: Store>: Sendable {
             return try await appToken(
                 app, secret: secret, scope: form["scope"], client: limits.address(of: request, context))
         }
-        guard let code = form["code"],
-            let grant = try await store.redeemAuthorizationCode(codeHash: SessionToken.hash(code)),
-            grant.appID == app.id
+        guard let code = form["code"], let grant = try await apps.redeemCode(code), grant.appID == app.id
         else {
             return Self.oauthError("invalid_grant", "The code is unknown, used, expired or for another app.")
         }
@@ -260,9 +249,7 @@ struct OAuthController<S: Store>: Sendable {
             // A client without its secret proves itself with PKCE, or not at all.
             return Self.oauthError("invalid_client", "Send the client secret, or use PKCE.", status: .unauthorized)
         }
-        let token = SessionToken.generate()
-        try await store.createAppSession(
-            userID: grant.userID, tokenHash: SessionToken.hash(token), appID: app.id, scopes: grant.scopes)
+        let token = try await apps.startSession(grant)
         return try Self.json(
             [
                 "access_token": token, "token_type": "Bearer", "scope": grant.scopes,
@@ -279,10 +266,7 @@ struct OAuthController<S: Store>: Sendable {
         guard let scopes = Scopes(scope ?? "read"), let allowed = Scopes(app.scopes), allowed.covers(scopes) else {
             return Self.oauthError("invalid_scope", "The scopes asked for are not within the app's.")
         }
-        // Counted with sign-ups (per address): each is a row that stays until revoked.
-        try limits.take(.signUps, client: client)
-        let token = SessionToken.generate()
-        try await store.createAppToken(tokenHash: SessionToken.hash(token), appID: app.id, scopes: scopes.description)
+        let token = try await apps.appToken(app: app, scopes: scopes.description, address: client)
         return try Self.json(
             [
                 "access_token": token, "token_type": "Bearer", "scope": scopes.description,
@@ -318,13 +302,7 @@ struct OAuthController<S: Store>: Sendable {
         guard let clientID = form["client_id"], let app = try await store.oauthApp(clientID: clientID),
             let secret = form["client_secret"], Self.same(SessionToken.hash(secret), app.secretHash)
         else { return Self.oauthError("invalid_client", "Unknown client or wrong secret.", status: .unauthorized) }
-        if let token = form["token"] {
-            let hash = SessionToken.hash(token)
-            if let session = try await store.session(tokenHash: hash), session.appID == app.id {
-                try await store.deleteSession(tokenHash: hash)
-            }
-            try await store.deleteAppToken(tokenHash: hash, appID: app.id)
-        }
+        if let token = form["token"] { try await apps.revokeToken(token, app: app) }
         return try Self.json([:], status: .ok)
     }
 
@@ -357,8 +335,7 @@ struct OAuthController<S: Store>: Sendable {
     /// Ends every token the app holds for the user: its requests fail at once and its streams close.
     @Sendable func revokeApp(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
-        let ended = try await store.revokeApp(appID: try context.id("id", of: "app"), userID: user.id)
-        guard ended > 0 else { throw APIError.notFound("app") }
+        try await apps.revoke(appID: try context.id("id", of: "app"), userID: user.id)
         context.logger.info("app revoked", metadata: ["user": "\(user.id)"])
         return .noContent
     }

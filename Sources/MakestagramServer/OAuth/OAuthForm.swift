@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MakestagramCore
 
 /// The fields of an OAuth request: `application/x-www-form-urlencoded` (what OAuth specifies and most clients send),
 /// or a JSON object (what some Mastodon clients send), or the query string for `GET /oauth/authorize`. A field may

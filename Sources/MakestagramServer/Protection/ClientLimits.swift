@@ -1,60 +1,20 @@
 import Hummingbird
-import MakestagramLive
+import MakestagramCore
+import MakestagramStore
 import NIOCore
 
-/// Everything that keeps one client from taking more than its share: the rate limits, the log-in throttle, the cap
-/// on concurrent password hashing and the rule for reading client addresses. One per server instance.
+/// The core's protection (rate limits, the log-in throttle, the hashing pool), and what HTTP adds to it: the rule for
+/// reading a client's address and origin behind trusted proxies. One per server instance.
 final class ClientLimits: Sendable {
-    /// What each limit is about, in words for the 429 answer.
-    enum Kind: Int, Sendable {
-        case signUps, posts, edits, comments, likes, follows, reports, exports, tickets, sockets
-
-        var keyPath: KeyPath<RateLimits, RateLimit?> {
-            switch self {
-            case .signUps: \.signUps
-            case .posts: \.posts
-            case .edits: \.edits
-            case .comments: \.comments
-            case .likes: \.likes
-            case .follows: \.follows
-            case .reports: \.reports
-            case .exports: \.exports
-            case .tickets: \.tickets
-            case .sockets: \.sockets
-            }
-        }
-
-        var noun: String {
-            switch self {
-            case .signUps: "sign-ups from this address"
-            case .posts: "posts"
-            case .edits: "edits"
-            case .comments: "comments"
-            case .likes: "likes"
-            case .follows: "follows"
-            case .reports: "reports"
-            case .exports: "data exports"
-            case .tickets: "event-stream tickets"
-            case .sockets: "event-stream connections"
-            }
-        }
-    }
-
-    let rates: RateLimits
+    let protection: Protection
     let proxies: TrustedProxies
-    let logins: LoginThrottle
-    private let limiter = RateLimiter()
-    /// The threads that hash passwords, for log-ins and sign-ups (see ``HashingPool``).
-    let hashing: HashingPool
 
-    init(
-        rates: RateLimits, proxies: TrustedProxies, logins: LoginThrottle = LoginThrottle(), hashingConcurrency: Int
-    ) {
-        self.rates = rates
+    init(protection: Protection, proxies: TrustedProxies) {
+        self.protection = protection
         self.proxies = proxies
-        self.logins = logins
-        self.hashing = HashingPool(threads: hashingConcurrency)
     }
+
+    var rates: RateLimits { protection.rates }
 
     /// The client's address (see ``TrustedProxies``).
     func address(of request: Request, _ context: AppRequestContext) -> String {
@@ -72,21 +32,13 @@ final class ClientLimits: Sendable {
         return "\(scheme)://\(request.head.authority ?? "127.0.0.1")"
     }
 
-    /// Takes one action of `kind` for `client`; throws 429 with when to retry when the client has used its share.
-    func take(_ kind: Kind, client: String) throws {
-        if let wait = limiter.take(rates[keyPath: kind.keyPath], kind: kind.rawValue, client: client) {
-            throw APIError.rateLimited(what: kind.noun, retryAfter: wait.retryAfterSeconds)
-        }
+    /// Takes one action of `kind` for the user `id`, for what a door itself offers (opening streams, exports).
+    func take(_ kind: Protection.Kind, user id: Int64) throws {
+        try protection.take(kind, user: id)
     }
 
-    /// Takes one action of `kind` for the user `id`.
-    func take(_ kind: Kind, user id: Int64) throws {
-        try take(kind, client: String(id))
-    }
-
-    /// Runs password hashing `body` on the hashing threads; 503 when too many already wait.
-    func hash<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T {
-        guard let result = try await hashing.run(body) else { throw APIError.busy(retryAfter: 1) }
-        return result
+    /// Who is using a session, as a request says: its User-Agent and the client's address.
+    func client(of request: Request, _ context: AppRequestContext) -> SessionClient {
+        SessionClient(userAgent: request.headers[.userAgent], address: address(of: request, context))
     }
 }

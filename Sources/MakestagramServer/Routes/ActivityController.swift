@@ -1,11 +1,14 @@
 import Foundation
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
 /// The logged-in user's activity: what others did to them, the unread count, and marking it as read.
 struct ActivityController<S: Store>: Sendable {
-    let store: S
+    let core: Core<S>
+
+    var store: S { core.store }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -33,10 +36,7 @@ struct ActivityController<S: Store>: Sendable {
     @Sendable func markRead(_ request: Request, context: AppRequestContext) async throws -> ActivityUnread {
         let user = try context.requireUser()
         let input = try await request.decodeJSON(MarkActivityRead.self)
-        if let through = input.through, through < 0 {
-            throw APIError.invalidField(field: "through", reason: "must be an activity ID (0 or more)")
-        }
-        let unread = try await store.markActivityRead(userID: user.id, through: input.through)
+        let unread = try await core.accounts.markActivityRead(userID: user.id, through: input.through)
         return ActivityUnread(unreadCount: unread)
     }
 }

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import MakestagramAPI
+import MakestagramCore
 import MakestagramLive
 import MakestagramStore
 import NIOCore
@@ -11,9 +12,8 @@ import NIOWebSocket
 
 /// The live event stream, `GET /api/v1/events` (a WebSocket), and the tickets browsers open it with.
 struct EventsController<S: Store>: Sendable {
-    let store: S
+    let core: Core<S>
     let hub: LiveHub
-    let tickets: EventTickets<S>
     let limits: ClientLimits
     /// How each connection is treated (queue limit, close grace, message budgets).
     let options: LiveOptions
@@ -39,10 +39,8 @@ struct EventsController<S: Store>: Sendable {
     > {
         let user = try context.requireUser()
         guard let tokenHash = context.tokenHash else { throw APIError.unauthorized }
-        try limits.take(.tickets, user: user.id)
-        let issued = try await tickets.issue(tokenHash: tokenHash)
         return EditedResponse(
-            status: .created, response: EventTicket(ticket: issued.ticket, expiresAt: issued.expiresAt))
+            status: .created, response: try await core.accounts.issueTicket(user: user.id, tokenHash: tokenHash))
     }
 
     /// The router that upgrades authenticated requests to the stream (and to Mastodon's, `mastodon`).
@@ -50,13 +48,13 @@ struct EventsController<S: Store>: Sendable {
         let router = Router(context: LiveRequestContext.self)
         router.group("api/v1/streaming")
             .add(
-                middleware: LiveAuthMiddleware(store: store, tickets: tickets, acceptsAccessToken: true, limits: limits)
+                middleware: LiveAuthMiddleware(accounts: core.accounts, acceptsAccessToken: true, limits: limits)
             )
             .ws("") { inbound, outbound, context in
                 try await mastodon.webSocket(inbound: inbound, outbound: outbound, context: context.requestContext)
             }
         router.group("api/v1/events")
-            .add(middleware: LiveAuthMiddleware(store: store, tickets: tickets))
+            .add(middleware: LiveAuthMiddleware(accounts: core.accounts))
             .ws("") { inbound, outbound, context in
                 try await session(inbound: inbound, outbound: outbound, context: context.requestContext)
             }
@@ -82,7 +80,7 @@ struct EventsController<S: Store>: Sendable {
                 WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
                 reason: "too many connections opened lately; reconnect later")
         }
-        let store = store
+        let store = core.store
         try await LiveSession(
             hub: hub, user: user, tokenHash: tokenHash, channel: context.channel, options: options,
             logger: context.logger, snapshots: { ids, viewer in try await store.posts(ids: ids, viewer: viewer) }
@@ -94,8 +92,7 @@ struct EventsController<S: Store>: Sendable {
 /// socket is closed with ``LiveCloseCode/unauthorized`` as soon as it opens.
 struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
     typealias Context = LiveRequestContext
-    let store: S
-    let tickets: EventTickets<S>
+    let accounts: Accounts<S>
     /// Whether the token may also come as `?access_token=` (Mastodon's streaming).
     var acceptsAccessToken = false
     /// For the origin the client reached the server at (Mastodon's entities carry absolute URLs).
@@ -111,14 +108,14 @@ struct LiveAuthMiddleware<S: Store>: RouterMiddleware {
         if let token = BearerAuthMiddleware<S>.bearerToken(request.headers) ?? accessToken {
             let hash = SessionToken.hash(token)
             // An app's token needs a scope that allows reading posts; without it the socket closes as unauthorized.
-            if let identity = try await store.session(tokenHash: hash),
+            if let identity = try await accounts.authenticate(tokenHash: hash),
                 identity.scopes.map({ (Scopes($0) ?? Scopes(values: [])).allows(RouteScopes.stream) }) ?? true
             {
                 context.user = identity.user
                 context.tokenHash = hash
             }
         } else if let ticket = request.uri.queryParameters.get("ticket"),
-            let holder = try await tickets.redeem(ticket)
+            let holder = try await accounts.redeemTicket(ticket)
         {
             context.user = holder.user
             context.tokenHash = holder.tokenHash

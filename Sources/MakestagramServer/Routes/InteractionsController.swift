@@ -2,12 +2,14 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
-/// Likes, comments and reports on posts.
+/// Likes, comments and reports on posts, translated onto ``Interactions``.
 struct InteractionsController<S: Store>: Sendable {
-    let store: S
-    let limits: ClientLimits
+    let core: Core<S>
+
+    var store: S { core.store }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -23,8 +25,8 @@ struct InteractionsController<S: Store>: Sendable {
 
     func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        try limits.take(.likes, user: user.id)
-        return try await store.setLike(postID: try context.id("id", of: "post"), viewer: user.id, liked: liked).written
+        return try await core.interactions.like(postID: try context.id("id", of: "post"), by: user.id, liked: liked)
+            .written
     }
 
     @Sendable func likers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
@@ -40,9 +42,7 @@ struct InteractionsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(NewCommentRequest.self)
-        let text = try TextInput.multiline(input.text, field: "text", length: Limits.commentLength)
-        try limits.take(.comments, user: user.id)
-        let comment = try await store.addComment(postID: postID, author: user.id, text: text)
+        let comment = try await core.interactions.comment(on: postID, by: user.id, text: input.text)
         return EditedResponse(status: .created, response: comment)
     }
 
@@ -56,11 +56,7 @@ struct InteractionsController<S: Store>: Sendable {
 
     @Sendable func deleteComment(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
-        do {
-            try await store.deleteComment(id: try context.id("id", of: "comment"), viewer: user.id)
-        } catch StoreError.forbidden {
-            throw APIError.forbidden("Only the comment's author or the post's author can delete it.")
-        }
+        try await core.interactions.deleteComment(try context.id("id", of: "comment"), by: user.id)
         return .noContent
     }
 
@@ -68,9 +64,7 @@ struct InteractionsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(ReportRequest.self)
-        let reason = try TextInput.multiline(input.reason, field: "reason", length: Limits.reportReasonLength)
-        try limits.take(.reports, user: user.id)
-        try await store.report(postID: postID, reporter: user.id, reason: reason)
+        try await core.interactions.report(postID: postID, by: user.id, reason: input.reason)
         return .created
     }
 }

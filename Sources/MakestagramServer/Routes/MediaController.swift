@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import NIOPosix
 import Synchronization

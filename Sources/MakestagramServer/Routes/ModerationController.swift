@@ -2,13 +2,17 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
 /// The moderators' routes: the reports queue, its actions and the moderation log. Everyone else gets 403 on every
-/// one of them. Moderators are made on the server's machine (`makestagram admin grant USERNAME`).
+/// one of them. Moderators are made on the server's machine (`makestagram admin grant USERNAME`). The actions
+/// translate onto ``Moderation``.
 struct ModerationController<S: Store>: Sendable {
-    let store: S
-    let media: any MediaStorage
+    let core: Core<S>
+
+    var store: S { core.store }
+    var moderation: Moderation<S> { core.moderation }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -21,22 +25,15 @@ struct ModerationController<S: Store>: Sendable {
         return routes
     }
 
-    /// The logged-in user, if they are a moderator (asked of the store on every request: a revoked moderator stops
-    /// at once, on every instance).
+    /// The logged-in user, if they are a moderator.
     private func moderator(_ context: AppRequestContext) async throws -> UserSummary {
-        let user = try context.requireUser()
-        guard try await store.isModerator(userID: user.id) else {
-            throw APIError.forbidden("Only moderators can do that.")
-        }
-        return user
+        try await moderation.moderator(try context.requireUser())
     }
 
     /// The moderator's reason, from an optional JSON body (`{}` or none: no reason).
-    private func reason(_ request: Request) async throws -> String {
-        guard request.headers[.contentType] != nil else { return "" }
-        let input = try await request.decodeJSON(ModerationRequest.self)
-        guard let reason = input.reason, !reason.isEmpty else { return "" }
-        return try TextInput.multiline(reason, field: "reason", length: Limits.moderationReasonLength)
+    private func reason(_ request: Request) async throws -> String? {
+        guard request.headers[.contentType] != nil else { return nil }
+        return try await request.decodeJSON(ModerationRequest.self).reason
     }
 
     @Sendable func queue(_ request: Request, context: AppRequestContext) async throws -> Page<ReportedPost> {
@@ -46,37 +43,30 @@ struct ModerationController<S: Store>: Sendable {
     }
 
     @Sendable func dismiss(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        let moderator = try await moderator(context)
+        let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
-        try await store.dismissReports(postID: postID, moderator: moderator.id, reason: try await reason(request))
-        context.logger.notice("reports dismissed", metadata: ["post": "\(postID)", "moderator": "\(moderator.id)"])
+        try await moderation.dismissReports(postID: postID, by: user, reason: try await reason(request))
+        context.logger.notice("reports dismissed", metadata: ["post": "\(postID)", "moderator": "\(user.id)"])
         return .noContent
     }
 
     @Sendable func removePost(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
-        let moderator = try await moderator(context)
+        let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
-        let files = try await store.removePost(
-            postID: postID, moderator: moderator.id, reason: try await reason(request))
-        media.remove(files)
-        context.logger.notice("post removed", metadata: ["post": "\(postID)", "moderator": "\(moderator.id)"])
+        try await moderation.removePost(postID, by: user, reason: try await reason(request))
+        context.logger.notice("post removed", metadata: ["post": "\(postID)", "moderator": "\(user.id)"])
         return .noContent
     }
 
     func suspend(_ request: Request, _ context: AppRequestContext, suspended: Bool) async throws
         -> HTTPResponse.Status
     {
-        let moderator = try await moderator(context)
+        let user = try context.requireUser()
         let username = context.parameters.get("username") ?? ""
-        do {
-            try await store.setSuspended(
-                username: username, suspended: suspended, moderator: moderator.id, reason: try await reason(request))
-        } catch StoreError.forbidden {
-            throw APIError.forbidden("Moderators cannot suspend themselves or another moderator.")
-        }
+        try await moderation.suspend(username, suspended: suspended, by: user, reason: try await reason(request))
         context.logger.notice(
             suspended ? "user suspended" : "suspension lifted",
-            metadata: ["username": "\(username)", "moderator": "\(moderator.id)"])
+            metadata: ["username": "\(username)", "moderator": "\(user.id)"])
         return .noContent
     }
 

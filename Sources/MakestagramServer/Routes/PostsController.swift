@@ -3,18 +3,17 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import Metrics
 
-/// Posting photos, reading and deleting posts, and the home timeline.
+/// Posting photos, reading and deleting posts, and the home timeline; the writes translate onto ``Posting``.
 struct PostsController<S: Store>: Sendable {
-    let store: S
-    let worker: PhotoWorker
+    let core: Core<S>
     /// Posts' JSON kept between pages.
     let rendered: RenderedPosts
-    let limits: ClientLimits
-    /// The largest upload body, in bytes.
-    let maxUploadBytes: Int
+
+    var store: S { core.store }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -29,22 +28,12 @@ struct PostsController<S: Store>: Sendable {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Post> {
         let user = try context.requireUser()
-        try limits.take(.posts, user: user.id)
         do {
-            let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-            let caption = try Self.caption(form.parts["caption"])
-            let image = try form.photo("image")
-            let crop = try Self.crop(form.parts["crop"])
-            let stored = try await worker.store(Data(buffer: image), crop: crop.processorCrop)
-            let post: Post
-            do {
-                post = try await store.createPost(
-                    NewPost(
-                        authorID: user.id, caption: caption, width: stored.width, height: stored.height,
-                        full: stored.full, thumb: stored.thumb, variants: stored.variants))
-            } catch {
-                worker.media.remove(stored.fileNames)
-                throw error
+            let post = try await core.posting.create(by: user.id) {
+                let form = try await MultipartForm.read(request, limit: core.maxUploadBytes)
+                return NewPhoto(
+                    photo: Data(buffer: try form.photo("image")), caption: try form.text("caption"),
+                    crop: try Self.crop(form.parts["crop"]))
             }
             Counter(label: "makestagram_uploads_total", dimensions: [("result", "accepted")]).increment()
             context.logger.info("post created", metadata: ["post": "\(post.id)"])
@@ -65,15 +54,6 @@ struct PostsController<S: Store>: Sendable {
         return crop
     }
 
-    /// The caption field: UTF-8 text of at most 2,200 characters; absent means empty.
-    static func caption(_ part: MultipartForm.Part?) throws -> String {
-        guard var data = part?.data else { return "" }
-        guard data.readableBytes <= 4 * Limits.captionLength.upperBound,
-            let text = try? data.readUTF8ValidatedString(length: data.readableBytes)
-        else { throw APIError.invalidField(field: "caption", reason: "use at most 2,200 characters of UTF-8 text") }
-        return try TextInput.multiline(text, field: "caption", length: Limits.captionLength)
-    }
-
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         guard let post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
@@ -82,35 +62,19 @@ struct PostsController<S: Store>: Sendable {
         return post.written(for: user.id)
     }
 
-    /// Replaces the caption of one of the user's own posts.
+    /// Changes one of the user's own posts: its caption, whether others see its like count.
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(EditPostRequest.self, fields: ["caption", "hideLikeCount"])
-        let caption = try input.caption.map {
-            try TextInput.multiline($0, field: "caption", length: Limits.captionLength)
-        }
-        guard caption != nil || input.hideLikeCount != nil else {
-            // Only nulls (fields left as they are): nothing changes, but only the author may ask.
-            guard let post = try await store.post(id: postID, viewer: user.id) else { throw APIError.notFound("post") }
-            guard post.author.id == user.id else { throw APIError.forbidden("Only the author can do that.") }
-            return post.written(for: user.id)
-        }
-        try limits.take(.edits, user: user.id)
-        var post: Post?
-        if let caption { post = try await store.editCaption(postID: postID, viewer: user.id, caption: caption) }
-        if let hidden = input.hideLikeCount {
-            post = try await store.setLikeCountHidden(postID: postID, viewer: user.id, hidden: hidden)
-        }
-        guard let post else { throw APIError.notFound("post") }
+        let post = try await core.posting.edit(
+            postID: try context.id("id", of: "post"), by: user.id, caption: input.caption,
+            hideLikeCount: input.hideLikeCount)
         return post.written(for: user.id)
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
         let user = try context.requireUser()
-        let files = try await store.deletePost(id: try context.id("id", of: "post"), viewer: user.id)
-        // After the row is gone; a crash before this line leaves files that the sweep after start-up removes.
-        worker.media.remove(files)
+        try await core.posting.delete(postID: try context.id("id", of: "post"), by: user.id)
         return .noContent
     }
 

@@ -1,14 +1,16 @@
 import Foundation
 import Hummingbird
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 
-/// Profiles, user search, follows and one user's posts.
+/// Profiles, user search, follows (translated onto ``Relationships``) and one user's posts.
 struct UsersController<S: Store>: Sendable {
-    let store: S
+    let core: Core<S>
     /// Posts' JSON kept between pages.
     let rendered: RenderedPosts
-    let limits: ClientLimits
+
+    var store: S { core.store }
 
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -73,8 +75,7 @@ struct UsersController<S: Store>: Sendable {
 
     func follow(_ request: Request, _ context: AppRequestContext, following: Bool) async throws -> FollowState {
         let viewer = try context.requireUser()
-        try limits.take(.follows, user: viewer.id)
-        return try await store.setFollow(viewer: viewer.id, username: try context.username(), following: following)
+        return try await core.relationships.follow(try context.username(), by: viewer.id, following: following)
     }
 
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {

@@ -1,12 +1,11 @@
 import Crypto
 import Foundation
-import Hummingbird
 import MakestagramStore
 
 /// Bearer tokens: 256 random bits, shown to the client once; only their SHA-256 is stored.
-enum SessionToken {
+package enum SessionToken {
     /// A new token, base64url without padding (43 characters).
-    static func generate() -> String {
+    package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return Data(bytes).base64EncodedString()
@@ -15,20 +14,15 @@ enum SessionToken {
     }
 
     /// The stored form of a token.
-    static func hash(_ token: String) -> [UInt8] {
+    package static func hash(_ token: String) -> [UInt8] {
         var token = token
         return token.withUTF8 { Array(SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
     /// The name a session is listed and revoked by: 32 hexadecimal digits from its stored hash, from which neither
     /// the hash nor the token can be recovered.
-    static func publicID(_ tokenHash: [UInt8]) -> String {
+    package static func publicID(_ tokenHash: [UInt8]) -> String {
         SHA256.hash(data: Data("makestagram session id:".utf8) + tokenHash).prefix(16)
             .map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Who is using a session, as a request says.
-    static func client(of request: Request, address: String) -> SessionClient {
-        SessionClient(userAgent: request.headers[.userAgent], address: address)
     }
 }

@@ -1,15 +1,15 @@
 import Foundation
 
 /// A counting semaphore for async code: at most `permits` bodies run at once; the others wait in order.
-actor AsyncSemaphore {
+package actor AsyncSemaphore {
     private var available: Int
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    init(permits: Int) {
+    package init(permits: Int) {
         self.available = permits
     }
 
-    func withPermit<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+    package func withPermit<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         await acquire()
         defer { release() }
         return try await body()

@@ -4,7 +4,7 @@ import MakestagramStore
 import ServiceLifecycle
 
 /// Something that finishes deleting accounts when told one began.
-protocol AccountDeletionTrigger: Sendable {
+package protocol AccountDeletionTrigger: Sendable {
     /// An account's deletion began: finish it soon.
     func wake()
 }
@@ -14,18 +14,20 @@ protocol AccountDeletionTrigger: Sendable {
 /// the database for long. The account was hidden when its deletion began; what is left is bookkeeping. It runs at
 /// start-up (a deletion a crash interrupted resumes), when woken, and every few minutes (deletions another instance
 /// began and did not finish). Several instances may work on one account: each batch deletes what is still there.
-final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
-    let store: S
-    let media: any MediaStorage
-    let logger: Logger
+package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
+    package let store: S
+    package let media: any MediaStorage
+    package let logger: Logger
     /// Rows per batch.
-    let batchSize: Int
+    package let batchSize: Int
     /// How often to look for deletions nobody is finishing.
-    let interval: Duration
+    package let interval: Duration
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
-    init(store: S, media: any MediaStorage, logger: Logger, batchSize: Int = 200, interval: Duration = .seconds(300)) {
+    package init(
+        store: S, media: any MediaStorage, logger: Logger, batchSize: Int = 200, interval: Duration = .seconds(300)
+    ) {
         self.store = store
         self.media = media
         self.logger = logger
@@ -34,11 +36,11 @@ final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
         (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    func wake() {
+    package func wake() {
         continuation.yield()
     }
 
-    func run() async throws {
+    package func run() async throws {
         let ticker = Task { [continuation, interval] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -51,7 +53,7 @@ final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
     }
 
     /// Finishes every account being deleted; a failure (the database out of reach) leaves the rest for later.
-    func finishAll() async {
+    package func finishAll() async {
         do {
             for userID in try await store.accountsBeingDeleted() where !Task.isCancelledOrShuttingDown {
                 var batches = 0

@@ -12,13 +12,19 @@ import ServiceLifecycle
 /// ``MaintenanceExecutor``, so it holds no event loop either. Files younger than ``minimumAge``
 /// stay, so an upload in flight (on this instance after start-up, or on another sharing the folder) whose row is not
 /// committed when the names are read is never removed.
-struct MediaSweep<S: Store>: Service {
-    let store: S
-    let media: any MediaStorage
-    let logger: Logger
-    var minimumAge: Duration = .seconds(600)
+package struct MediaSweep<S: Store>: Service {
+    package let store: S
+    package let media: any MediaStorage
+    package let logger: Logger
+    package var minimumAge: Duration = .seconds(600)
 
-    func run() async throws {
+    package init(store: S, media: any MediaStorage, logger: Logger) {
+        self.store = store
+        self.media = media
+        self.logger = logger
+    }
+
+    package func run() async throws {
         do {
             // With several instances on one database and folder, the first to start sweeps for all.
             let ran = try await store.runAlone("media sweep") { try await sweep() }

@@ -5,19 +5,19 @@ import Synchronization
 /// The threads that hash passwords (bcrypt), apart from the pool that decodes photos: a flood of log-ins cannot take
 /// every core from the other requests, and a queue of uploads cannot make log-ins wait. At most `queueLimit` hashes
 /// wait for a thread; beyond that ``run(_:)`` answers nil at once. A service, so that its threads end with the server.
-final class HashingPool: Service {
+package final class HashingPool: Service {
     private let pool: NIOThreadPool
     private let waiting = Atomic<Int>(0)
-    let queueLimit: Int
+    package let queueLimit: Int
 
-    init(threads: Int, queueLimit: Int = 64) {
+    package init(threads: Int, queueLimit: Int = 64) {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
         pool.start()
         self.queueLimit = queueLimit
     }
 
     /// Runs `body` on one of the pool's threads; nil when too many already wait.
-    func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T? {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async throws -> T? {
         guard waiting.wrappingAdd(1, ordering: .relaxed).newValue <= queueLimit + threadCount else {
             waiting.wrappingSubtract(1, ordering: .relaxed)
             return nil
@@ -29,7 +29,7 @@ final class HashingPool: Service {
     private var threadCount: Int { pool.numberOfThreads }
 
     /// Waits for the server to shut down, then stops the threads.
-    func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try await pool.shutdownGracefully()
     }

@@ -7,7 +7,7 @@ import Synchronization
 /// guesses one password across many accounts, or many passwords against one, soon waits minutes between tries.
 /// An attempt in progress counts as a failure until it is decided, so a burst of simultaneous guesses gets no more
 /// tries than a sequence. A success clears the (account, address) count, not the address's.
-final class LoginThrottle: Sendable {
+package final class LoginThrottle: Sendable {
 
     private struct Entry {
         var failures = 0
@@ -33,16 +33,16 @@ final class LoginThrottle: Sendable {
         var addresses: [String: Entry] = [:]
     }
 
-    let policy: LoginThrottlePolicy
+    package let policy: LoginThrottlePolicy
     private let state = Mutex(State())
 
-    init(policy: LoginThrottlePolicy = LoginThrottlePolicy()) {
+    package init(policy: LoginThrottlePolicy = LoginThrottlePolicy()) {
         self.policy = policy
     }
 
     /// Starts an attempt for `username` from `address`: nil when it may go ahead (then call ``finish``), or how long
     /// to wait.
-    func begin(username: String, address: String, now: ContinuousClock.Instant = .now) -> Duration? {
+    package func begin(username: String, address: String, now: ContinuousClock.Instant = .now) -> Duration? {
         state.withLock { state in
             if state.pairs.count + state.addresses.count > 200_000 { forgetOld(&state, now: now) }
             let key = Key(username: username, address: address)
@@ -66,7 +66,7 @@ final class LoginThrottle: Sendable {
     }
 
     /// Ends an attempt begun with ``begin``.
-    func finish(username: String, address: String, succeeded: Bool, now: ContinuousClock.Instant = .now) {
+    package func finish(username: String, address: String, succeeded: Bool, now: ContinuousClock.Instant = .now) {
         state.withLock { state in
             let key = Key(username: username, address: address)
             if var pair = state.pairs[key] {

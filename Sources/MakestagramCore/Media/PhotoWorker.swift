@@ -6,9 +6,9 @@ import Photos
 
 /// Runs photo processing and file writing on NIO's blocking thread pool, never on the event loop, with at most
 /// `concurrency` uploads being decoded at once so that memory stays bounded under parallel uploads.
-struct PhotoWorker: Sendable {
+package struct PhotoWorker: Sendable {
     /// Variants written to disk for one upload.
-    struct Stored: Sendable {
+    package struct Stored: Sendable {
         var width: Int
         var height: Int
         var full: StoredVariant
@@ -18,18 +18,18 @@ struct PhotoWorker: Sendable {
         var fileNames: [String] { [full.fileName, thumb.fileName] + variants.map(\.fileName) }
     }
 
-    let processor: PhotoProcessor
-    let media: any MediaStorage
-    let permits: AsyncSemaphore
+    package let processor: PhotoProcessor
+    package let media: any MediaStorage
+    package let permits: AsyncSemaphore
 
-    init(processor: PhotoProcessor, media: any MediaStorage, concurrency: Int) {
+    package init(processor: PhotoProcessor, media: any MediaStorage, concurrency: Int) {
         self.processor = processor
         self.media = media
         self.permits = AsyncSemaphore(permits: max(1, concurrency))
     }
 
     /// Validates `data` as a photo and writes its two avatar squares. On any failure no file is left behind.
-    func storeAvatar(_ data: Data) async throws -> AvatarFiles {
+    package func storeAvatar(_ data: Data) async throws -> AvatarFiles {
         try await permits.withPermit {
             try await NIOThreadPool.singleton.runIfActive { [processor, media] in
                 let avatar = try processor.processAvatar(
@@ -48,7 +48,7 @@ struct PhotoWorker: Sendable {
 
     /// Validates and processes `data` (cut as `crop` says), then writes every variant. On any failure no file is
     /// left behind.
-    func store(_ data: Data, crop: PhotoProcessor.Crop = .original) async throws -> Stored {
+    package func store(_ data: Data, crop: PhotoProcessor.Crop = .original) async throws -> Stored {
         try await permits.withPermit {
             try await NIOThreadPool.singleton.runIfActive { [processor, media] in
                 defer { PhotoProcessor.returnFreedMemory() }
@@ -75,7 +75,7 @@ struct PhotoWorker: Sendable {
 extension PhotoWorker {
     /// Makes the responsive variants of a stored full JPEG and writes them; none when the file is gone. On any
     /// failure no file is left behind.
-    func storeVariants(ofFile name: String) async throws -> [StoredVariant] {
+    package func storeVariants(ofFile name: String) async throws -> [StoredVariant] {
         try await permits.withPermit {
             try await NIOThreadPool.singleton.runIfActive { [processor, media] in
                 guard let data = try media.read(name) else { return [] }
@@ -93,9 +93,4 @@ extension PhotoWorker {
             }
         }
     }
-}
-
-extension PhotoCrop {
-    /// The crop as the photo pipeline takes it.
-    var processorCrop: PhotoProcessor.Crop { aspectRatio.map(PhotoProcessor.Crop.aspect) ?? .original }
 }

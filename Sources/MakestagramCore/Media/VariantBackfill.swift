@@ -10,16 +10,22 @@ import ServiceLifecycle
 /// catches up without slowing anyone. Until a post has them it shows its full JPEG. One instance at a time does it
 /// (``Store/runAlone(_:_:)``); the others look again every ``retryInterval`` and take over if it stopped before the
 /// end. Should two ever make the same post's variants, the store keeps the first and the other removes its files.
-struct VariantBackfill<S: Store>: Service {
-    let store: S
-    let worker: PhotoWorker
-    let logger: Logger
+package struct VariantBackfill<S: Store>: Service {
+    package let store: S
+    package let worker: PhotoWorker
+    package let logger: Logger
     /// Posts read per query.
-    var batchSize = 50
+    package var batchSize = 50
     /// How long an instance waits before looking again while another one makes the variants.
-    var retryInterval: Duration = .seconds(60)
+    package var retryInterval: Duration = .seconds(60)
 
-    func run() async throws {
+    package init(store: S, worker: PhotoWorker, logger: Logger) {
+        self.store = store
+        self.worker = worker
+        self.logger = logger
+    }
+
+    package func run() async throws {
         do {
             while !Task.isCancelledOrShuttingDown {
                 if try await store.runAlone("variant backfill", { try await backfillAll() }) { break }
@@ -78,5 +84,5 @@ struct VariantBackfill<S: Store>: Service {
 
 extension Task where Success == Never, Failure == Never {
     /// Whether the current task is cancelled or the service group is shutting down gracefully.
-    static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
+    package static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
 }

@@ -10,8 +10,8 @@ import NIOPosix
 /// the thread that asks for it. A read that takes seconds — every media file name at a million posts — would hold
 /// one loop and every connection on it. Work that prefers this executor (`withTaskExecutorPreference`) runs here
 /// instead, and at nice 19 it takes only the CPU that requests leave idle.
-final class MaintenanceExecutor: TaskExecutor {
-    static let shared = MaintenanceExecutor()
+package final class MaintenanceExecutor: TaskExecutor {
+    package static let shared = MaintenanceExecutor()
 
     private let thread = NIOThreadPool(numberOfThreads: 1)
 
@@ -25,7 +25,7 @@ final class MaintenanceExecutor: TaskExecutor {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         thread.submit { _ in job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }

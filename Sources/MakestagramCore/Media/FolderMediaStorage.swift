@@ -1,5 +1,4 @@
 import Foundation
-import MakestagramLive
 import MakestagramStore
 
 #if canImport(Glibc)
@@ -11,20 +10,20 @@ import MakestagramStore
 #endif
 
 /// A media file operation that failed, with the path and the operating system's error, for the server's log.
-struct MediaError: Error, CustomStringConvertible {
+package struct MediaError: Error, CustomStringConvertible {
     /// What was being done: `open`, `write`, `fsync`, `rename`.
-    let operation: String
-    let path: String
-    let code: Int32
+    package let operation: String
+    package let path: String
+    package let code: Int32
 
-    var description: String {
+    package var description: String {
         "media \(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"
     }
 }
 
 /// Where photo files live: named by the server, written durably before anything refers to them, read by name, and
 /// shared by every server instance.
-protocol MediaStorage: Sendable {
+package protocol MediaStorage: Sendable {
     /// Writes `data` under a new name and answers the name; the bytes are on stable storage when it returns.
     func write(_ data: Data, fileExtension: String) throws -> String
     /// The bytes of a file, or nil when there is none (or `name` is not a name the storage gives).
@@ -38,27 +37,27 @@ protocol MediaStorage: Sendable {
 
 /// Media files in a folder (`<32 hex>.jpg` or `.webp`), written under a temporary name, flushed, renamed and the folder flushed:
 /// several instances may share the folder (a network mount), as names are random and never reused.
-struct FolderMediaStorage: MediaStorage {
-    let directory: URL
+package struct FolderMediaStorage: MediaStorage {
+    package let directory: URL
 
-    init(directory: URL) throws {
+    package init(directory: URL) throws {
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// Whether `name` is a name this store could have given (so that no client string ever reaches the file system).
-    static func isValidName(_ name: String) -> Bool {
+    package static func isValidName(_ name: String) -> Bool {
         MediaNameSet.isGivenName(name)
     }
 
-    func path(for name: String) -> String? {
+    package func path(for name: String) -> String? {
         Self.isValidName(name) ? directory.appendingPathComponent(name).path : nil
     }
 
     /// Writes `data` under a new random name and returns the name. The bytes reach the disk (fsync) before the name
     /// appears, and the name reaches the disk (fsync of the folder) before this returns, so a row committed after it
     /// never points at a missing or partial file, even after a power loss.
-    func write(_ data: Data, fileExtension: String) throws -> String {
+    package func write(_ data: Data, fileExtension: String) throws -> String {
         let name =
             (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
             + "." + fileExtension
@@ -97,13 +96,13 @@ struct FolderMediaStorage: MediaStorage {
         guard fsync(folder) == 0 else { throw MediaError(operation: "fsync", path: directory.path, code: errno) }
     }
 
-    func read(_ name: String) throws -> Data? {
+    package func read(_ name: String) throws -> Data? {
         guard let path = path(for: name) else { return nil }
         return FileManager.default.contents(atPath: path)
     }
 
     /// Removes files; missing ones are ignored.
-    func remove(_ names: [String]) {
+    package func remove(_ names: [String]) {
         for name in names {
             if let path = path(for: name) { unlink(path) }
         }
@@ -113,7 +112,7 @@ struct FolderMediaStorage: MediaStorage {
     /// committing their row, or between deleting a row and its files (temporary files of a crashed write included).
     /// Answers how many were removed.
     @discardableResult
-    func sweep(keeping referenced: MediaNameSet, olderThan age: Duration) throws -> Int {
+    package func sweep(keeping referenced: MediaNameSet, olderThan age: Duration) throws -> Int {
         let cutoff = Date().addingTimeInterval(-age.seconds)
         var removed = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where !referenced.contains(name)

@@ -1,4 +1,4 @@
-import MakestagramLive
+import MakestagramAPI
 import Synchronization
 
 /// The limits the server applies, each per client (a user, or an address where nobody is logged in yet); nil
@@ -26,7 +26,7 @@ public struct RateLimits: Sendable, Equatable {
     public var sockets: RateLimit? = RateLimit(30, per: .seconds(60))
     /// The work one event-stream connection may ask for: one per message and one per post it newly subscribes to
     /// (``LiveOptions/work``).
-    public var liveWork: RateLimit? = LiveOptions.defaultWork
+    public var liveWork: RateLimit? = LiveProtocol.defaultWork
     /// Event-stream connections one user may hold open at once.
     public var maxSocketsPerUser = 20
 
@@ -46,7 +46,7 @@ public struct RateLimits: Sendable, Equatable {
     ]
 
     /// The limit a name sets.
-    static func keyPath(named name: some StringProtocol) -> WritableKeyPath<RateLimits, RateLimit?>? {
+    package static func keyPath(named name: some StringProtocol) -> WritableKeyPath<RateLimits, RateLimit?>? {
         switch name {
         case "signups": \.signUps
         case "posts": \.posts
@@ -85,7 +85,7 @@ public struct RateLimits: Sendable, Equatable {
 
 /// Token buckets: each client starts with `count` tokens and gets them back at `count` per `period`; an action
 /// takes one. Buckets that have filled up again are forgotten, so memory follows the clients active lately.
-final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
@@ -113,7 +113,8 @@ final class RateLimiter: Sendable {
 
     /// Takes one token of `limit` for `client` (`kind` separates the limits). Answers nil when allowed, or how
     /// long to wait until a token is back.
-    func take(_ limit: RateLimit?, kind: Int, client: String, now: ContinuousClock.Instant = .now) -> Duration? {
+    package func take(_ limit: RateLimit?, kind: Int, client: String, now: ContinuousClock.Instant = .now) -> Duration?
+    {
         guard let limit else { return nil }
         let key = Key(kind: kind, client: client)
         let rate = Double(limit.count) / limit.period.seconds

@@ -1,0 +1,40 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+
+/// What people do to posts: like, comment, delete a comment, report.
+package struct Interactions<S: Store>: Sendable {
+    let core: Core<S>
+    var store: S { core.store }
+
+    /// Likes or unlikes a post; answers its like state right after.
+    package func like(postID: Int64, by user: Int64, liked: Bool) async throws -> LikeState {
+        try core.protection.take(.likes, user: user)
+        return try await store.setLike(postID: postID, viewer: user, liked: liked)
+    }
+
+    /// Comments on a post.
+    package func comment(on postID: Int64, by user: Int64, text raw: String, field: String = "text") async throws
+        -> Comment
+    {
+        let text = try TextInput.multiline(raw, field: field, length: Limits.commentLength)
+        try core.protection.take(.comments, user: user)
+        return try await store.addComment(postID: postID, author: user, text: text)
+    }
+
+    /// Deletes a comment the user wrote, or one on their post.
+    package func deleteComment(_ id: Int64, by user: Int64) async throws {
+        do {
+            try await store.deleteComment(id: id, viewer: user)
+        } catch StoreError.forbidden {
+            throw UseCaseError.forbidden("Only the comment's author or the post's author can delete it.")
+        }
+    }
+
+    /// Reports a post to the moderators.
+    package func report(postID: Int64, by user: Int64, reason raw: String) async throws {
+        let reason = try TextInput.multiline(raw, field: "reason", length: Limits.reportReasonLength)
+        try core.protection.take(.reports, user: user)
+        try await store.report(postID: postID, reporter: user, reason: reason)
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+
+/// What moderators do: handle reports, remove posts, suspend people and lift it. Each checks, on every call, that
+/// the one acting is a moderator (a revoked moderator stops at once, on every instance), and each is logged.
+package struct Moderation<S: Store>: Sendable {
+    let core: Core<S>
+    var store: S { core.store }
+
+    /// The user, if they are a moderator; forbidden otherwise.
+    package func moderator(_ user: UserSummary) async throws -> UserSummary {
+        guard try await store.isModerator(userID: user.id) else {
+            throw UseCaseError.forbidden("Only moderators can do that.")
+        }
+        return user
+    }
+
+    /// A moderator's reason: nil or empty is none.
+    func reason(_ raw: String?) throws -> String {
+        guard let raw, !raw.isEmpty else { return "" }
+        return try TextInput.multiline(raw, field: "reason", length: Limits.moderationReasonLength)
+    }
+
+    /// Marks a post's waiting reports as handled, leaving the post.
+    package func dismissReports(postID: Int64, by user: UserSummary, reason: String?) async throws {
+        let moderator = try await moderator(user)
+        try await store.dismissReports(postID: postID, moderator: moderator.id, reason: try self.reason(reason))
+    }
+
+    /// Removes anyone's post, then its files.
+    package func removePost(_ postID: Int64, by user: UserSummary, reason: String?) async throws {
+        let moderator = try await moderator(user)
+        let files = try await store.removePost(postID: postID, moderator: moderator.id, reason: try self.reason(reason))
+        core.media.remove(files)
+    }
+
+    /// Suspends a user, or lifts their suspension.
+    package func suspend(_ username: String, suspended: Bool, by user: UserSummary, reason: String?) async throws {
+        let moderator = try await moderator(user)
+        do {
+            try await store.setSuspended(
+                username: username, suspended: suspended, moderator: moderator.id, reason: try self.reason(reason))
+        } catch StoreError.forbidden {
+            throw UseCaseError.forbidden("Moderators cannot suspend themselves or another moderator.")
+        }
+    }
+
+    /// Makes a user a moderator or not, as the server's operator (`makestagram admin`, on the server's machine:
+    /// the first moderator cannot be made over the API). Logged as the operator's.
+    package static func setModerator(_ username: String, moderator: Bool, on store: S) async throws {
+        try await store.setModerator(username: username, moderator: moderator, by: nil)
+    }
+}

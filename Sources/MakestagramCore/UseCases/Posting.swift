@@ -1,0 +1,107 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import Photos
+
+/// Posting photos: through the photo pipeline to files, then the row that refers to them, each step undone if a
+/// later one fails; editing and deleting them. A photo processed is what the `posts` limit counts, once, however it
+/// arrives (a post with its photo, or a photo uploaded ahead of its post).
+package struct Posting<S: Store>: Sendable {
+    let core: Core<S>
+    var store: S { core.store }
+
+    /// How long a photo uploaded ahead of its post is kept unposted.
+    package static var uploadLifetime: TimeInterval { 86_400 }
+
+    /// Posts a photo. The limit is taken before `read` is asked for the upload, so that a client over its share is
+    /// refused before it sends the photo (an HTTP door answers `Expect: 100-continue` with the refusal).
+    package func create(by user: Int64, read: () async throws -> NewPhoto) async throws -> Post {
+        try core.protection.take(.posts, user: user)
+        let input = try await read()
+        let caption =
+            try input.caption.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) } ?? ""
+        let stored = try await core.worker.store(input.photo, crop: input.crop.processorCrop)
+        do {
+            return try await store.createPost(
+                NewPost(
+                    authorID: user, caption: caption, width: stored.width, height: stored.height, full: stored.full,
+                    thumb: stored.thumb, variants: stored.variants))
+        } catch {
+            core.media.remove(stored.fileNames)
+            throw error
+        }
+    }
+
+    /// Keeps a photo ahead of the post that will show it (Mastodon's media attachments); answers its ID and what was
+    /// stored. Uploads left unposted for ``uploadLifetime`` are forgotten meanwhile, their files removed. The limit
+    /// is taken before `read` is asked for the photo.
+    package func upload(by user: Int64, read: () async throws -> Data) async throws -> (id: Int64, image: NewPost) {
+        try core.protection.take(.posts, user: user)
+        let stored = try await core.worker.store(try await read())
+        let image = NewPost(
+            authorID: user, caption: "", width: stored.width, height: stored.height, full: stored.full,
+            thumb: stored.thumb, variants: stored.variants)
+        let upload: (id: Int64, expired: [String])
+        do {
+            upload = try await store.createMediaUpload(
+                image, expiringBefore: Date().addingTimeInterval(-Self.uploadLifetime))
+        } catch {
+            core.media.remove(stored.fileNames)
+            throw error
+        }
+        core.media.remove(upload.expired)
+        return (upload.id, image)
+    }
+
+    /// Posts a photo the user uploaded ahead, with `caption`. Its photo was counted when it was uploaded.
+    package func create(by user: Int64, fromUpload upload: Int64, caption raw: String) async throws -> Post {
+        let caption = try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
+        return try await store.createPost(fromUpload: upload, userID: user, caption: caption)
+    }
+
+    /// Changes what the author asked (nil leaves it): the caption, whether others see the like count. Asking for
+    /// nothing changes nothing and answers the post, but only to its author.
+    package func edit(postID: Int64, by user: Int64, caption raw: String?, hideLikeCount: Bool?) async throws -> Post {
+        let caption = try raw.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) }
+        guard caption != nil || hideLikeCount != nil else {
+            guard let post = try await store.post(id: postID, viewer: user) else {
+                throw UseCaseError.notFound("post")
+            }
+            guard post.author.id == user else { throw UseCaseError.forbidden("Only the author can do that.") }
+            return post
+        }
+        try core.protection.take(.edits, user: user)
+        var post: Post?
+        if let caption { post = try await store.editCaption(postID: postID, viewer: user, caption: caption) }
+        if let hideLikeCount {
+            post = try await store.setLikeCountHidden(postID: postID, viewer: user, hidden: hideLikeCount)
+        }
+        guard let post else { throw UseCaseError.notFound("post") }
+        return post
+    }
+
+    /// Deletes one of the user's posts, then its files.
+    package func delete(postID: Int64, by user: Int64) async throws {
+        let files = try await store.deletePost(id: postID, viewer: user)
+        // After the row is gone; a crash before this line leaves files that the sweep after start-up removes.
+        core.media.remove(files)
+    }
+}
+
+/// What a door read for a new post: the photo's bytes, the caption (nil: none) and how to cut the photo.
+package struct NewPhoto: Sendable {
+    package var photo: Data
+    package var caption: String?
+    package var crop: PhotoCrop
+
+    package init(photo: Data, caption: String?, crop: PhotoCrop = .original) {
+        self.photo = photo
+        self.caption = caption
+        self.crop = crop
+    }
+}
+
+extension PhotoCrop {
+    /// The crop as the photo pipeline takes it.
+    package var processorCrop: PhotoProcessor.Crop { aspectRatio.map(PhotoProcessor.Crop.aspect) ?? .original }
+}

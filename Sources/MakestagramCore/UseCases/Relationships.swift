@@ -1,0 +1,19 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+
+/// How people stand to each other: following and unfollowing.
+package struct Relationships<S: Store>: Sendable {
+    let core: Core<S>
+    var store: S { core.store }
+
+    /// Makes `user` follow `username`, or stop; answers the followee's follower count and whether the user follows.
+    package func follow(_ username: String, by user: Int64, following: Bool) async throws -> FollowState {
+        try core.protection.take(.follows, user: user)
+        do {
+            return try await store.setFollow(viewer: user, username: username, following: following)
+        } catch StoreError.cannotFollowSelf {
+            throw UseCaseError.conflict(.cannotFollowSelf, "You cannot follow yourself.")
+        }
+    }
+}
