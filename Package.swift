@@ -164,6 +164,7 @@ let package = Package(
             name: "MakestagramStoreTests",
             dependencies: [
                 "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres", "PostgresTestSupport",
+                "MakestagramCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

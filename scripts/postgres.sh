@@ -4,7 +4,11 @@
 # when this script is not run as root, as the current user). Trust authentication: for loopback tests only.
 #
 #   eval "$(bash scripts/postgres.sh start)"   # sets MAKESTAGRAM_TEST_POSTGRES (a URL) and MAKESTAGRAM_TEST_PGDATA
+#   eval "$(bash scripts/postgres.sh start --no-fsync)"   # for tests: nothing waits for the disk
 #   bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"
+#
+# Tests create and drop a database per test, and every DROP DATABASE forces a checkpoint: with fsync each one stalled
+# the other tests' statements for seconds on a 2-core machine. Benchmarks keep fsync, as a real server runs.
 set -euo pipefail
 
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
@@ -28,6 +32,9 @@ unix_socket_directories = '$folder'
 max_connections = 300
 shared_buffers = 256MB
 CONF
+    if [ "${2:-}" = "--no-fsync" ]; then
+      printf 'fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n' >> "$folder/data/postgresql.conf"
+    fi
     as_owner "$bin/pg_ctl" -D "$folder/data" -l "$folder/postgres.log" -w -t 60 start > /dev/null \
       || { cat "$folder/postgres.log" >&2; exit 1; }
     echo "export MAKESTAGRAM_TEST_POSTGRES=postgres://postgres@127.0.0.1:$port/postgres"
@@ -39,7 +46,7 @@ CONF
     rm -rf "$folder"
     ;;
   *)
-    echo "usage: postgres.sh start | stop FOLDER" >&2
+    echo "usage: postgres.sh start [--no-fsync] | stop FOLDER" >&2
     exit 2
     ;;
 esac

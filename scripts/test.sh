@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
 # A throwaway PostgreSQL server for the store's contract tests and the deployment test; removed however this ends.
-eval "$(bash scripts/postgres.sh start)"
+eval "$(bash scripts/postgres.sh start --no-fsync)"
 trap 'bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 swift build --build-tests
 # A test that hangs fails the run after 25 minutes (the suite takes about 5) instead of holding CI to its limit.

@@ -2,11 +2,14 @@ import Foundation
 
 /// One line of a user's activity: what others did to them, grouped as people read it — the likes of one post on
 /// one day ("bob and 3 others liked your photo"), the follows of one day ("bob and carol started following you"),
-/// or one comment (with its text).
+/// one comment (with its text), or one mention of them in a caption or a comment.
 public struct ActivityGroup: Codable, Sendable, Equatable {
     /// What happened.
-    public enum Kind: String, Codable, Sendable {
+    public enum Kind: String, Codable, Sendable, CaseIterable {
         case like, comment, follow
+        /// Someone named the user (`@username`) in a caption (``ActivityGroup/post``) or a comment
+        /// (``ActivityGroup/comment`` too).
+        case mention
     }
 
     /// Stable while the group exists (for example `like:42:20416`): a later like of the same post on the same day
@@ -19,7 +22,7 @@ public struct ActivityGroup: Codable, Sendable, Equatable {
     public var actorCount: Int
     /// The post it is about (likes and comments), with its thumbnail.
     public var post: ActivityPost?
-    /// The comment's text (comments only).
+    /// The comment's text (comments, and mentions in a comment).
     public var comment: ActivityComment?
     /// When its newest action happened.
     public var createdAt: Date

@@ -15,7 +15,7 @@ import MakestagramAPI
 /// follow and log-out, after the commit and in commit order, so that live updates never announce a change that was
 /// rolled back and never reorder two changes to one post. The same events keep the store's caches true
 /// (``StoreCaches``).
-public protocol Store: Sendable {
+public protocol Store: ChangeLogStore {
     // MARK: Accounts and sessions
 
     /// Creates a user. Throws ``StoreError/usernameTaken`` when the username exists in any letter case.

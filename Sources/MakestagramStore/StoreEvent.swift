@@ -122,3 +122,17 @@ package func likerNames(_ preview: String, hiding hidden: Set<String> = []) -> [
     }
     return hidden.isEmpty ? names : names.filter { !hidden.contains($0) }
 }
+
+/// Hands every committed change to several sinks, in order (the live hub's bus, and a doorbell of the consumers that
+/// read the change log).
+public struct FanOutSink: StoreEventSink {
+    let sinks: [any StoreEventSink]
+
+    public init(_ sinks: [any StoreEventSink]) {
+        self.sinks = sinks
+    }
+
+    public func publish(_ event: StoreEvent) {
+        for sink in sinks { sink.publish(event) }
+    }
+}

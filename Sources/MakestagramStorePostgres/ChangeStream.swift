@@ -173,9 +173,7 @@ final class ChangeStream: Sendable {
                 }
                 if ContinuousClock.now - lastCleanUp > .seconds(60) {
                     lastCleanUp = .now
-                    let seconds = Double(options.changeRetention.components.seconds)
-                    try await query(
-                        "DELETE FROM changes WHERE created_at < now() - make_interval(secs => \(seconds))")
+                    try await query(Self.prune(olderThan: options.changeRetention))
                 }
             } catch {
                 caches.distrust()
@@ -190,6 +188,16 @@ final class ChangeStream: Sendable {
                 try? await Task.sleep(for: .milliseconds(500))
             }
         }
+    }
+
+    /// Removes the changes older than `age` that every durable consumer (activity) has read: one a consumer has
+    /// not read stays, however old, so that a consumer that was stopped for a day still misses nothing.
+    static func prune(olderThan age: Duration) -> PostgresQuery {
+        let seconds = Double(age.components.seconds)
+        return """
+            DELETE FROM changes c WHERE created_at < now() - make_interval(secs => \(seconds))
+              AND NOT EXISTS (SELECT 1 FROM change_consumers WHERE c.xid >= split_part(position, '|', 1)::xid8)
+            """
     }
 
     /// Reads and applies every change committed since the last read.

@@ -65,18 +65,19 @@ extension PostgresStore {
     }
 
     public func markActivityRead(userID: Int64, through: Int64?) async throws -> Int {
-        let unread = try await write { [logger] connection, _ in
-            try await connection.query(
+        try await write { [logger] connection, changes in
+            let read = try await connection.query(
                 """
                 UPDATE activity SET unread = 0
-                WHERE recipient_id = \(userID) AND unread = 1 AND id <= \(through ?? Int64.max)
-                """, logger: logger)
-            return try await connection.query(
-                "SELECT activity_unread FROM users WHERE id = \(userID)", logger: logger
-            ).collect().first?.decode(Int.self) ?? 0
+                WHERE recipient_id = \(userID) AND unread = 1 AND id <= \(through ?? Int64.max) RETURNING 1
+                """, logger: logger
+            ).collect()
+            let unread =
+                try await connection.query(
+                    "SELECT activity_unread FROM users WHERE id = \(userID)", logger: logger
+                ).collect().first?.decode(Int.self) ?? 0
+            if !read.isEmpty { changes.publish(.activityChanged(user: userID, unreadCount: unread)) }
+            return unread
         }
-        // The new count travels as a change row the schema writes; this instance reads it at once.
-        stream.committed()
-        return unread
     }
 }

@@ -16,7 +16,8 @@ extension PostgresStore {
     }
 
     /// One statement, one round trip, shared with the toggles that arrive meanwhile (``LikeBatches``): `set_likes`
-    /// changes each like, reads the post's state after it and writes the change's row, all in one transaction.
+    /// changes each like and reads the post's state after it, and the same statement logs each change's record, all
+    /// in one transaction.
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
         let toggle = LikeBatches.Toggle(postID: postID, viewer: viewer, liked: liked)
         return try await likeBatches.submit(toggle) { [self] toggles in await sendLikes(toggles) }.state
@@ -30,10 +31,19 @@ extension PostgresStore {
         do {
             let outcomes = try await retrying {
                 try await read { [logger, hiddenNames] connection in
+                    let (posts, users, liked) = (toggles.map(\.postID), toggles.map(\.viewer), toggles.map(\.liked))
+                    // One statement: the likes, then the records of those that changed something, per post in the
+                    // order given (the posts' locks are held until commit, so their seqs are in commit order).
                     let rows = try await connection.query(
                         """
-                        SELECT * FROM set_likes(\(toggles.map(\.postID)), \(toggles.map(\.viewer)),
-                          \(toggles.map(\.liked)), \(Self.now), \(anyPost))
+                        WITH s AS (SELECT * FROM set_likes(\(posts), \(users), \(liked), \(Self.now), \(anyPost))),
+                        t AS (SELECT * FROM unnest(\(posts)::bigint[], \(users)::bigint[], \(liked)::boolean[])
+                          WITH ORDINALITY AS t(post, usr, liked, ord)),
+                        logged AS (
+                          INSERT INTO changes (payload) SELECT \(unescaped: Self.likeRecord)::text
+                          FROM s JOIN t ON t.ord = s.item WHERE s.changed ORDER BY t.post, t.ord
+                        )
+                        SELECT * FROM s ORDER BY s.item
                         """, logger: logger
                     ).collect()
                     var outcomes = [LikeOutcome?](repeating: nil, count: toggles.count)
@@ -55,6 +65,15 @@ extension PostgresStore {
             return results
         }
     }
+
+    /// A like's change record, built from a row of `set_likes` (`s`) and its toggle (`t`).
+    static let likeRecord = ChangeRecord.sqlObject(
+        .like,
+        [
+            .post: "t.post", .actor: "t.usr", .username: "s.username", .displayName: "s.display_name",
+            .avatarFile: "s.avatar_file", .on: "t.liked", .count: "s.like_count", .likers: "s.likers_preview",
+            .version: "s.version", .owner: "s.author_id", .hidden: "s.hide_like_count",
+        ])
 
     /// One row of `set_likes`: which toggle it answers (from 0) and its outcome.
     static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle], hiding hiddenNames: Set<String>) throws

@@ -465,12 +465,6 @@ final class Changes: @unchecked Sendable {
         events.append(event)
         records.append(ChangeRecord(event, author: author))
     }
-
-    /// Applies `event` to this instance's caches once the transaction commits; the database itself wrote its
-    /// change row (``PostgresStore/setLike(postID:viewer:liked:)``'s `set_likes`).
-    func recordedByDatabase(_ event: StoreEvent) {
-        events.append(event)
-    }
 }
 
 /// Failures the store handles itself before they become a ``StoreError``.

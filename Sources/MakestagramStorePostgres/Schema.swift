@@ -30,6 +30,8 @@ enum Schema {
         ("v15 likes and activity set by set", v15),
         ("v16 likes only on posts that may be seen", v16),
         ("v17 people search by two letters", v17),
+        ("v18 activity derived from the change log", v18),
+        ("v19 like records built from the record's own keys", v19),
     ]
 
     static let v1 = """

@@ -77,6 +77,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v13 third-party apps", migrate: Schema.v13)
         migrator.registerMigration("v14 app tokens", migrate: Schema.v14)
         migrator.registerMigration("v15 people search by two letters", migrate: Schema.v15)
+        migrator.registerMigration("v16 the change log, and activity derived from it", migrate: Schema.v16)
         return migrator
     }
 }

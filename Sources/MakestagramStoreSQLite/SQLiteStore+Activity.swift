@@ -4,24 +4,6 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    /// Publishes, as the current write commits, the unread activity count of every user whose count it changed (the
-    /// schema's triggers note them in `activity_touched`), and empties the note. Every write runs this, so it reads
-    /// only the note (a join with `users` let the planner scan every user: 0.3 ms a write at 10,000 users).
-    func publishTouchedActivity(_ db: Database) throws {
-        let rows = try Row.fetchAll(
-            db.cachedStatement(
-                sql: """
-                    SELECT user_id, (SELECT activity_unread FROM users WHERE id = user_id) AS unread
-                    FROM activity_touched
-                    """))
-        try db.cachedStatement(sql: "DELETE FROM activity_touched").execute()
-        for row in rows {
-            // A user deleted in this transaction has no count left to show.
-            guard let unread: Int = row[1] else { continue }
-            publishOnCommit(db, .activityChanged(user: row[0], unreadCount: unread))
-        }
-    }
-
     public func activity(userID: Int64, page: PageRequest) async throws -> PageResult<ActivityGroup> {
         try await read { db in
             let groups = try fetchPage(
@@ -81,7 +63,175 @@ extension SQLiteStore {
                 sql: """
                     UPDATE activity SET unread = 0 WHERE recipient_id = ? AND unread = 1 AND id <= ?
                     """, arguments: [userID, through ?? Int64.max])
-            return try Int.fetchOne(db, sql: "SELECT activity_unread FROM users WHERE id = ?", arguments: [userID]) ?? 0
+            let changed = db.changesCount > 0
+            let unread =
+                try Int.fetchOne(db, sql: "SELECT activity_unread FROM users WHERE id = ?", arguments: [userID]) ?? 0
+            if changed { try publishOnCommit(db, .activityChanged(user: userID, unreadCount: unread)) }
+            return unread
+        }
+    }
+
+    // MARK: The change log, for its durable consumers
+
+    public func changes(for consumer: String, limit: Int) async throws -> ChangeBatch {
+        try await read { db in
+            guard
+                let position = try Int64.fetchOne(
+                    db, sql: "SELECT position FROM change_consumers WHERE name = ?", arguments: [consumer])
+            else { throw StoreError.notFound("change consumer \(consumer)") }
+            var changes: [LoggedChange] = []
+            var read = 0
+            var last = position
+            let rows = try Row.fetchCursor(
+                db.cachedStatement(
+                    sql: "SELECT seq, payload, created_at FROM changes WHERE seq > ? ORDER BY seq LIMIT ?"),
+                arguments: [position, limit])
+            while let row = try rows.next() {
+                last = row[0]
+                read += 1
+                let payload: String = row[1]
+                guard let record = ChangeRecord(payload: payload), let event = record.event(audience: []) else {
+                    continue
+                }
+                changes.append(LoggedChange(event: event, at: Date(timeIntervalSince1970: row[2])))
+            }
+            return ChangeBatch(changes: changes, read: read, from: String(position), to: String(last))
+        }
+    }
+
+    public func applyActivity(_ writes: [ActivityWrite], consumer: String, batch: ChangeBatch) async throws -> Bool {
+        try await write { db in
+            guard let from = Int64(batch.from), let to = Int64(batch.to) else {
+                throw StoreError.database("a change position of another store")
+            }
+            try db.execute(
+                sql: "UPDATE change_consumers SET position = ? WHERE name = ? AND position = ?",
+                arguments: [to, consumer, from])
+            guard db.changesCount == 1 else { return false }
+            var touched = Set<Int64>()
+            for write in writes { touched.formUnion(try Self.apply(write, db)) }
+            for user in touched.sorted() {
+                guard
+                    let unread = try Int.fetchOne(
+                        db, sql: "SELECT activity_unread FROM users WHERE id = ?", arguments: [user])
+                else { continue }
+                try publishOnCommit(db, .activityChanged(user: user, unreadCount: unread))
+            }
+            // What every consumer has read goes (only the activity consumer reads this log yet).
+            try db.execute(
+                sql: "DELETE FROM changes WHERE seq <= (SELECT min(position) FROM change_consumers) AND seq <= ?",
+                arguments: [to])
+            return true
+        }
+    }
+
+    /// Applies one activity write in the current transaction; answers the users whose activity it changed.
+    static func apply(_ write: ActivityWrite, _ db: Database) throws -> [Int64] {
+        switch write {
+        case .add(let entry):
+            let added = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key,
+                          unread, created_at)
+                        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
+                        ON CONFLICT (source) DO NOTHING
+                        RETURNING recipient_id, unread
+                        """),
+                arguments: [
+                    entry.recipient, entry.actor, entry.kind.rawValue, entry.post, entry.comment, entry.source,
+                    entry.group, entry.unread, entry.createdAt.timeIntervalSince1970, entry.recipient,
+                ])
+            return added.map { [$0[0] as Int64] } ?? []
+        case .remove(let source):
+            return try unreadRecipients(
+                db.cachedStatement(sql: "DELETE FROM activity WHERE source = ? RETURNING recipient_id, unread"),
+                arguments: [source])
+        case .removePost(let post):
+            return try unreadRecipients(
+                db.cachedStatement(sql: "DELETE FROM activity WHERE post_id = ? RETURNING recipient_id, unread"),
+                arguments: [post])
+        case .removeComment(let comment):
+            return try unreadRecipients(
+                db.cachedStatement(sql: "DELETE FROM activity WHERE comment_id = ? RETURNING recipient_id, unread"),
+                arguments: [comment])
+        case .removeActor(let actor):
+            return try unreadRecipients(
+                db.cachedStatement(sql: "DELETE FROM activity WHERE actor_id = ? RETURNING recipient_id, unread"),
+                arguments: [actor])
+        case .keepPostMentions(let post, let sources):
+            let keep = "[" + sources.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
+            return try unreadRecipients(
+                db.makeStatement(
+                    sql: """
+                        DELETE FROM activity WHERE post_id = ? AND kind = 'mention' AND comment_id IS NULL
+                          AND source NOT IN (SELECT value FROM json_each(?))
+                        RETURNING recipient_id, unread
+                        """), arguments: [post, keep])
+        }
+    }
+
+    /// The recipients of the rows a `DELETE … RETURNING recipient_id, unread` removed: whose activity changed.
+    static func unreadRecipients(_ statement: Statement, arguments: StatementArguments) throws -> [Int64] {
+        try Row.fetchAll(statement, arguments: arguments).map { $0[0] as Int64 }
+    }
+
+    public func postAuthors(_ ids: [Int64]) async throws -> [Int64: Int64] {
+        guard !ids.isEmpty else { return [:] }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        return try await read { db in
+            var authors: [Int64: Int64] = [:]
+            for row in try Row.fetchAll(
+                db, sql: "SELECT id, author_id FROM posts WHERE id IN (SELECT value FROM json_each(?))",
+                arguments: [list])
+            {
+                authors[row[0]] = row[1]
+            }
+            return authors
+        }
+    }
+
+    public func userIDs(usernames: Set<String>) async throws -> [String: Int64] {
+        guard !usernames.isEmpty else { return [:] }
+        let list = String(decoding: try JSONEncoder().encode(usernames.sorted()), as: UTF8.self)
+        return try await read { db in
+            var ids: [String: Int64] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT username, id FROM users
+                    WHERE username IN (SELECT value FROM json_each(?)) AND status = 'active'
+                    """, arguments: [list])
+            {
+                ids[row[0]] = row[1]
+            }
+            return ids
+        }
+    }
+
+    public func actions(of user: Int64) async throws -> UserActions {
+        try await read { db in
+            let likes = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT l.post_id, p.author_id, l.created_at FROM likes l JOIN posts p ON p.id = l.post_id
+                    WHERE l.user_id = ?
+                    """, arguments: [user]
+            ).map { UserActions.Like(post: $0[0], author: $0[1], at: Date(timeIntervalSince1970: $0[2])) }
+            let comments = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.commentColumns), p.author_id AS post_author FROM comments c
+                    JOIN users u ON u.id = c.author_id JOIN posts p ON p.id = c.post_id WHERE c.author_id = ?
+                    """, arguments: [user]
+            ).map { (comment: Self.comment($0), postAuthor: $0["post_author"] as Int64) }
+            let follows = try Row.fetchAll(
+                db, sql: "SELECT followee_id, created_at FROM follows WHERE follower_id = ?", arguments: [user]
+            ).map { UserActions.Follow(followee: $0[0], at: Date(timeIntervalSince1970: $0[1])) }
+            let posts = try Row.fetchAll(
+                db, sql: "SELECT id, caption, created_at FROM posts WHERE author_id = ?", arguments: [user]
+            ).map { (id: $0[0] as Int64, caption: $0[1] as String, at: Date(timeIntervalSince1970: $0[2])) }
+            return UserActions(likes: likes, comments: comments, follows: follows, posts: posts)
         }
     }
 }

@@ -25,10 +25,10 @@ extension SQLiteStore {
     /// closes, before the log-outs arrive).
     func hide(_ db: Database, userID: Int64, status: AccountStatus) throws {
         let username = try String.fetchOne(db, sql: "SELECT username FROM users WHERE id = ?", arguments: [userID])
-        publishOnCommit(db, .userRemoved(user: userID, username: username ?? "", status: status))
+        try publishOnCommit(db, .userRemoved(user: userID, username: username ?? "", status: status))
         let ended = try Data.fetchAll(
             db, sql: "DELETE FROM sessions WHERE user_id = ? RETURNING token_hash", arguments: [userID])
-        for hash in ended { publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
+        for hash in ended { try publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
     }
 
     public func accountsBeingDeleted() async throws -> [Int64] {
@@ -95,7 +95,7 @@ extension SQLiteStore {
                 try db.execute(
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?",
                     arguments: [follower, followee])
-                publishOnCommit(db, .followChanged(follower: follower, followee: followee, following: false))
+                try publishOnCommit(db, .followChanged(follower: follower, followee: followee, following: false))
                 budget -= 1
             }
             guard budget > 0 else { return AccountDeletionStep(files: files, finished: false) }

@@ -57,7 +57,7 @@ extension SQLiteStore {
             likers: likerNames(likers, hiding: hiddenNames), version: row["version"], authorID: row["post_author"],
             countHidden: row["hide_like_count"])
         // A like that changed nothing (already liked, or not liked) is not an event.
-        if changed { publishOnCommit(db, .likeChanged(change)) }
+        if changed { try publishOnCommit(db, .likeChanged(change)) }
         return change
     }
 

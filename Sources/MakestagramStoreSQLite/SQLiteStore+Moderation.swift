@@ -148,7 +148,7 @@ extension SQLiteStore {
                     sql: "UPDATE users SET status = 'active', status_changed_at = ? WHERE id = ?",
                     arguments: [Self.now, id])
                 try Self.log(db, .liftSuspension, moderator: moderator, user: id, post: nil, reason: reason)
-                publishOnCommit(db, .userRestored(user: id, username: row["username"]))
+                try publishOnCommit(db, .userRestored(user: id, username: row["username"]))
             }
         }
     }

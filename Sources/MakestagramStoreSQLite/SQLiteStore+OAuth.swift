@@ -108,7 +108,7 @@ extension SQLiteStore {
             let ended = try Data.fetchAll(
                 db, sql: "DELETE FROM sessions WHERE app_id = ? AND user_id = ? RETURNING token_hash",
                 arguments: [appID, userID])
-            for hash in ended { publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
+            for hash in ended { try publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
             return ended.count
         }
     }

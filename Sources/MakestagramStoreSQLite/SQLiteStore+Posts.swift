@@ -39,7 +39,7 @@ extension SQLiteStore {
             throw StoreError.notFound("post")
         }
         let audience = try Self.audience(db, postID: created.id)
-        publishOnCommit(db, .postCreated(post: created, audience: audience))
+        try publishOnCommit(db, .postCreated(post: created, audience: audience))
         return created
     }
 
@@ -76,7 +76,7 @@ extension SQLiteStore {
                 throw StoreError.notFound("post")
             }
             if changed, let editedAt = post.editedAt {
-                publishOnCommit(
+                try publishOnCommit(
                     db, .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
             }
             return post
@@ -104,7 +104,7 @@ extension SQLiteStore {
                         """,
                     arguments: [column, postID])
             else { return false }
-            publishOnCommit(db, .imageChanged(postID: postID, version: version))
+            try publishOnCommit(db, .imageChanged(postID: postID, version: version))
             return true
         }
     }
@@ -126,7 +126,7 @@ extension SQLiteStore {
                 throw StoreError.notFound("post")
             }
             if changed {
-                publishOnCommit(
+                try publishOnCommit(
                     db,
                     .likeCountHiddenChanged(
                         postID: postID, authorID: viewer, hidden: hidden, likeCount: post.likeCount ?? 0,
@@ -153,7 +153,7 @@ extension SQLiteStore {
     func removePost(_ db: Database, id: Int64, row: Row) throws -> [String] {
         let version: Int64 = row["version"]
         let audience = try Self.audience(db, postID: id)
-        publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
+        try publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
         try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
         return [row["full_file"], row["thumb_file"]] + StoredVariant.variants(column: row["variants"]).map(\.fileName)
     }

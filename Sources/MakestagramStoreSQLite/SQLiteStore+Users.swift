@@ -58,7 +58,7 @@ extension SQLiteStore {
                 throw StoreError.notFound("user")
             }
             if profile.displayName != old.displayName || profile.bio != old.bio {
-                publishOnCommit(db, .profileChanged(user: profile.summary))
+                try publishOnCommit(db, .profileChanged(user: profile.summary))
             }
             return profile
         }
@@ -89,7 +89,7 @@ extension SQLiteStore {
             guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
                 throw StoreError.notFound("user")
             }
-            publishOnCommit(db, .profileChanged(user: profile.summary))
+            try publishOnCommit(db, .profileChanged(user: profile.summary))
             return (profile, replaced)
         }
     }
@@ -247,7 +247,7 @@ extension SQLiteStore {
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?", arguments: [viewer, target])
             }
             if db.changesCount > 0 {
-                publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: following))
+                try publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: following))
             }
             let count = try Int.fetchOne(db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [target])
             return FollowState(followerCount: count ?? 0, viewerFollows: following)

@@ -19,25 +19,23 @@ public struct SQLiteStore: Store {
         self.events = events
     }
 
-    /// Once the current transaction commits (in commit order, on the writer's queue, before the write is answered):
-    /// applies `event` to the caches, then hands it to the sink. A rolled-back transaction does neither.
-    func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) rethrows {
+    /// Appends `event` to the change log in the current transaction (``ChangeLogStore``), and once the transaction
+    /// commits (in commit order, on the writer's queue, before the write is answered) applies it to the caches and
+    /// hands it to the sink. A rolled-back transaction does none of it.
+    func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) throws {
         let event = try event()
+        try db.cachedStatement(sql: "INSERT INTO changes (payload, created_at) VALUES (?, ?)")
+            .execute(arguments: [try ChangeRecord(event).json(), Self.now])
         database.commitActions.run { [caches = database.caches, events] in
             caches.apply(event)
             events?.publish(event)
         }
     }
 
-    /// Runs a write transaction, translating database failures into ``StoreError``. Whatever unread activity counts
-    /// the write changed (the schema's triggers note each user in `activity_touched`) are published as it commits.
+    /// Runs a write transaction, translating database failures into ``StoreError``.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try await database.writes.write { db in
-                let value = try body(db)
-                try publishTouchedActivity(db)
-                return value
-            }
+            return try await database.writes.write(body)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -149,7 +147,7 @@ public struct SQLiteStore: Store {
             let ended = try Data.fetchAll(
                 db, sql: "DELETE FROM sessions WHERE user_id = ? AND token_hash <> ? RETURNING token_hash",
                 arguments: [userID, Data(tokenHash)])
-            for hash in ended { publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
+            for hash in ended { try publishOnCommit(db, .sessionEnded(tokenHash: Array(hash))) }
             return ended.count
         }
     }
@@ -159,7 +157,7 @@ public struct SQLiteStore: Store {
             try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [Data(tokenHash)])
             guard db.changesCount > 0 else { return }
             // Before the log-out is answered the cached session goes: from then on no request authenticates with it.
-            publishOnCommit(db, .sessionEnded(tokenHash: tokenHash))
+            try publishOnCommit(db, .sessionEnded(tokenHash: tokenHash))
         }
     }
 

@@ -53,6 +53,9 @@ struct ActivityCommand: AsyncParsableCommand {
             case .like: "liked your photo"
             case .comment: "commented: \"\((group.comment?.text ?? "").replacingOccurrences(of: "\n", with: " "))\""
             case .follow: "started following you"
+            case .mention:
+                group.comment.map { "mentioned you: \"\($0.text.replacingOccurrences(of: "\n", with: " "))\"" }
+                    ?? "mentioned you in a post"
             }
         let post = group.post.map { " (post \($0.id))" } ?? ""
         return

@@ -1,5 +1,6 @@
 import Foundation
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import Testing
 
@@ -40,6 +41,7 @@ import Testing
             let post = try await store.photoPost(by: alice)
             _ = try await store.setLike(postID: post, viewer: alice, liked: true)
             _ = try await store.addComment(postID: post, author: alice, text: "my own")
+            try await sink.settle()
             #expect(try await store.unreadActivityCount(userID: alice) == 0, "your own actions never notify you")
             _ = try await store.setLike(postID: post, viewer: bob, liked: true)
             _ = try await store.setLike(postID: post, viewer: carol, liked: true)
@@ -47,6 +49,7 @@ import Testing
             let comment = try await store.addComment(postID: post, author: carol, text: "Lovely light")
             _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
             _ = try await store.setFollow(viewer: dave, username: "alice", following: true)
+            try await sink.settle()
 
             let groups = try await allGroups(store, alice)
             #expect(groups.map(\.kind) == [.follow, .comment, .like])
@@ -73,17 +76,20 @@ import Testing
             _ = try await store.setLike(postID: post, viewer: carol, liked: true)
             let comment = try await store.addComment(postID: post, author: bob, text: "hi")
             _ = try await store.setFollow(viewer: carol, username: "alice", following: true)
+            try await sink.settle()
             #expect(try await store.unreadActivityCount(userID: alice) == 4)
 
             _ = try await store.setLike(postID: post, viewer: bob, liked: false)
             try await store.deleteComment(id: comment.id, viewer: bob)
             _ = try await store.setFollow(viewer: carol, username: "alice", following: false)
+            try await sink.settle()
             let groups = try await allGroups(store, alice)
             #expect(groups.count == 1 && groups[0].actors.map(\.username) == ["carol"] && groups[0].actorCount == 1)
             #expect(try await store.unreadActivityCount(userID: alice) == 1)
             #expect(publishedCounts(try await sink.take())[alice] == 1)
 
             _ = try await store.deletePost(id: post, viewer: alice)
+            try await sink.settle()
             #expect(try await allGroups(store, alice).isEmpty)
             #expect(try await store.unreadActivityCount(userID: alice) == 0)
             #expect(publishedCounts(try await sink.take())[alice] == 0)
@@ -100,6 +106,7 @@ import Testing
             let second = try await store.photoPost(by: alice)
             _ = try await store.setLike(postID: first, viewer: bob, liked: true)
             _ = try await store.setLike(postID: second, viewer: bob, liked: true)
+            try await sink.settle()
             let shown = try await store.activity(userID: alice, page: PageRequest(limit: 20))
             _ = try await store.setLike(postID: first, viewer: carol, liked: true)
             _ = try await sink.take()
@@ -163,6 +170,99 @@ import Testing
                     #expect(groups.allSatisfy { group in !group.actors.contains { $0.id == user } })
                 }
             }
+        }
+    }
+
+    /// Mentions in captions and comments notify whom they name (never the writer, and not a post's author twice for a
+    /// comment on their post), grouped one by one, and leave with what named them.
+    @Test(arguments: StoreFactory.all)
+    func mentionsNotifyWhomTheyNameAndLeaveWithTheirText(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            let post = try await store.photoPost(by: alice, caption: "With @bob, @carol, @alice and @nobody.")
+            let comment = try await store.addComment(postID: post, author: bob, text: "@alice look, @carol is here")
+            try await sink.settle()
+            let bobs = try await allGroups(store, bob)
+            #expect(bobs.map(\.kind) == [.mention] && bobs[0].post?.id == post && bobs[0].comment == nil)
+            #expect(bobs[0].actors.map(\.username) == ["alice"])
+            let carols = try await allGroups(store, carol)
+            #expect(carols.map(\.kind) == [.mention, .mention], "one in the caption, one in the comment")
+            #expect(carols[0].comment == ActivityComment(id: comment.id, text: "@alice look, @carol is here"))
+            let alices = try await allGroups(store, alice)
+            #expect(alices.map(\.kind) == [.comment], "the post's author hears of the comment once, not of herself")
+
+            // An edited caption keeps the mentions it still has and withdraws the others; a deleted comment takes its
+            // own.
+            _ = try await store.editCaption(postID: post, viewer: alice, caption: "With @carol only")
+            try await store.deleteComment(id: comment.id, viewer: bob)
+            try await sink.settle()
+            #expect(try await allGroups(store, bob).isEmpty)
+            #expect(try await allGroups(store, carol).map(\.kind) == [.mention])
+            #expect(try await store.unreadActivityCount(userID: carol) == 1)
+            _ = try await store.editCaption(postID: post, viewer: alice, caption: "With @carol and @bob")
+            try await sink.settle()
+            #expect(try await allGroups(store, bob).map(\.kind) == [.mention])
+            #expect(try await store.unreadActivityCount(userID: carol) == 1, "carol's mention stayed as it was")
+            _ = try await store.deletePost(id: post, viewer: alice)
+            try await sink.settle()
+            #expect(try await store.unreadActivityCount(userID: bob) == 0)
+            #expect(try await store.unreadActivityCount(userID: carol) == 0)
+        }
+    }
+
+    /// A suspended user's activity leaves everyone's list at once; lifted, it comes back as read.
+    @Test(arguments: StoreFactory.all)
+    func aSuspensionWithdrawsActivityAndLiftingItBringsItBackAsRead(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let troll = try await store.user("troll")
+            let moderator = try await store.user("moderator")
+            try await store.setModerator(username: "moderator", moderator: true, by: nil)
+            let post = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: post, viewer: troll, liked: true)
+            _ = try await store.addComment(postID: post, author: troll, text: "@alice hi")
+            _ = try await store.setFollow(viewer: troll, username: "alice", following: true)
+            _ = try await store.photoPost(by: troll, caption: "hey @alice")
+            try await sink.settle()
+            #expect(try await store.unreadActivityCount(userID: alice) == 4)
+
+            try await store.setSuspended(username: "troll", suspended: true, moderator: moderator, reason: "")
+            #expect(publishedCounts(try await sink.take())[alice] == 0)
+            #expect(try await allGroups(store, alice).isEmpty)
+
+            try await store.setSuspended(username: "troll", suspended: false, moderator: moderator, reason: "")
+            try await sink.settle()
+            let groups = try await allGroups(store, alice)
+            #expect(Set(groups.map(\.kind)) == [.like, .comment, .follow, .mention])
+            #expect(groups.allSatisfy { !$0.unread })
+            #expect(try await store.unreadActivityCount(userID: alice) == 0)
+        }
+    }
+
+    /// A batch is applied once: a second consumer that read the same batch finds the position moved and writes
+    /// nothing.
+    @Test(arguments: StoreFactory.all)
+    func aBatchIsAppliedOnceWhoeverReadsIt(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let post = try await store.photoPost(by: alice)
+            try await sink.settle()
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            let batch = try await store.changes(for: "activity", limit: 100)
+            #expect(batch.changes.contains { if case .likeChanged = $0.event { true } else { false } })
+            func writes<S: Store>(_ store: S) async throws -> [ActivityWrite] {
+                try await ActivityRules(store: store).writes(for: batch.changes)
+            }
+            let writes = try await writes(store)
+            #expect(try await store.applyActivity(writes, consumer: "activity", batch: batch))
+            #expect(try await !store.applyActivity(writes, consumer: "activity", batch: batch))
+            #expect(try await store.unreadActivityCount(userID: alice) == 1)
+            // What is left to read is the unread count the batch published, which causes nothing.
+            let rest = try await store.changes(for: "activity", limit: 100).changes
+            #expect(rest.allSatisfy { if case .activityChanged = $0.event { true } else { false } })
         }
     }
 }

@@ -109,7 +109,8 @@ import Testing
         }
     }
 
-    /// The payloads PostgreSQL itself builds (`json_build_object`, as `set_likes` and the activity trigger do).
+    /// The payloads PostgreSQL itself builds (`json_build_object`, as the statement that logs likes does), with names
+    /// JSON must escape.
     @Test(.enabled(if: TestPostgres.isAvailable, "needs MAKESTAGRAM_TEST_POSTGRES"))
     func payloadsPostgreSQLBuildsAreReadByTheFastPath() async throws {
         try await StoreFactory.postgres.with { made in

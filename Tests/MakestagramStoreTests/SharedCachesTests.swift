@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import PostgresTestSupport
 import Testing
@@ -250,6 +251,41 @@ struct SharedCachesTests {
 
     /// Many batches at once through both instances, on posts of a few authors: the posts and then their authors are
     /// locked in ID order, so no batch waits for ever, and every count the triggers keep matches the rows.
+    /// Changes older than the table keeps go, but never one the activity consumer has not read: a consumer that
+    /// was stopped for longer still derives every notification.
+    @Test func changesTheActivityConsumerHasNotReadOutliveTheirRetention() async throws {
+        try await withInstances { a, b in
+            let author = try await a.user("author")
+            let liker = try await a.user("liker")
+            let post = try await a.photoPost(by: author)
+            let consumer = ActivityConsumer(
+                store: b, bell: ChangeBell(), logger: Logger(label: "test"), idleAdvance: .zero)
+            try await consumer.catchUp()
+            _ = try await a.setLike(postID: post, viewer: liker, liked: true)
+            let logger = Logger(label: "test")
+            func pruneEverythingAllowed() async throws -> Int {
+                try await a.read { connection in
+                    _ = try await connection.query(ChangeStream.prune(olderThan: .zero), logger: logger).collect()
+                    return try await connection.query("SELECT count(*) FROM changes", logger: logger).collect()[0]
+                        .decode(Int.self)
+                }
+            }
+            #expect(try await pruneEverythingAllowed() > 0, "the like's change waits for the consumer")
+            try await consumer.catchUp()
+            #expect(try await a.unreadActivityCount(userID: author) == 1)
+            // Its position moves past the like once no older transaction is running (anywhere on the server: other
+            // databases' transactions hold the snapshot back too); then the change may go.
+            var left = try await pruneEverythingAllowed()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while left > 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                try await consumer.catchUp()
+                left = try await pruneEverythingAllowed()
+            }
+            #expect(left == 0)
+        }
+    }
+
     @Test func likeStormsThroughTwoInstancesLeaveEveryCountExact() async throws {
         try await withInstances { a, b in
             var authors: [Int64] = []
@@ -271,6 +307,8 @@ struct SharedCachesTests {
                 }
                 try await group.waitForAll()
             }
+            // The activity the likes cause is derived from the change log, as a server does it.
+            try await ActivityConsumer(store: b, bell: ChangeBell(), logger: Logger(label: "test")).catchUp()
             let mismatches = try await a.read { connection in
                 try await connection.query(
                     """
@@ -279,8 +317,10 @@ struct SharedCachesTests {
                         WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)),
                       (SELECT count(*) FROM likes l JOIN posts p ON p.id = l.post_id
                         WHERE p.author_id <> l.user_id
-                          AND NOT EXISTS (SELECT 1 FROM activity a WHERE a.like_id = l.id)),
-                      (SELECT count(*) FROM activity WHERE kind = 'like' AND like_id IS NULL),
+                          AND NOT EXISTS (SELECT 1 FROM activity a
+                            WHERE a.source = 'like:' || l.post_id || ':' || l.user_id)),
+                      (SELECT count(*) FROM activity a WHERE kind = 'like' AND NOT EXISTS (SELECT 1 FROM likes l
+                        WHERE a.source = 'like:' || l.post_id || ':' || l.user_id)),
                       (SELECT count(*) FROM users u WHERE activity_unread
                         <> (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)),
                       (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a

@@ -64,6 +64,38 @@ struct SettledSink {
         }
     }
 
+    /// The durable log holds each change as the sink heard it, in order, on both stores: the record a write logs
+    /// (on PostgreSQL, a like's is built in SQL from the record's own keys) reads back as the event it published.
+    @Test(arguments: StoreFactory.all)
+    func theLogHoldsEveryChangeAsItWasPublished(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let tricky = "Bob \"the\" \\ 𝔅 \u{1}\u{7F} ☃ \u{202E}"
+            let bob = try await store.createUser(
+                NewUser(username: "bob", displayName: tricky, passwordHash: "x")
+            ).id
+            let post = try await store.photoPost(by: alice)
+            _ = try await sink.take()
+            _ = try await store.setLike(postID: post, viewer: bob, liked: true)
+            _ = try await store.setLike(postID: post, viewer: alice, liked: true)
+            _ = try await store.setLike(postID: post, viewer: bob, liked: false)
+            _ = try await store.setLikeCountHidden(postID: post, viewer: alice, hidden: true)
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let comment = try await store.addComment(postID: post, author: bob, text: "hi \"there\" 🎉")
+            _ = try await store.editCaption(postID: post, viewer: alice, caption: "new\ncaption")
+            try await store.deleteComment(id: comment.id, viewer: alice)
+            let logged = try await store.changes(for: "activity", limit: 100)
+            let heard = try await sink.take().filter { if case .activityChanged = $0 { false } else { true } }
+            #expect(logged.changes.map(\.event) == heard)
+            #expect(heard.count == 8)
+            guard case .likeChanged(let first) = heard.first else {
+                Issue.record("expected a like first: \(heard)")
+                return
+            }
+            #expect(first.actor.displayName == tricky && first.likers == ["bob"] && first.authorID == alice)
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func followsCommentsDeletionsAndLogOutsArePublished(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramCore
 import MakestagramStore
 import MakestagramStorePostgres
 import MakestagramStoreSQLite
@@ -9,7 +10,8 @@ import PostgresTestSupport
 struct MadeStore: Sendable {
     var store: any Store
     /// Returns once every committed change has been published to the sink (at once on SQLite, which publishes as it
-    /// commits; PostgreSQL publishes what it reads from the change stream).
+    /// commits; PostgreSQL publishes what it reads from the change stream) and the activity it causes derived (by the
+    /// activity consumer, as a server runs it) and published too.
     var settle: @Sendable () async throws -> Void = {}
     var cleanup: @Sendable () async -> Void
 }
@@ -26,7 +28,10 @@ struct StoreFactory: Sendable, CustomStringConvertible {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let store = SQLiteStore(
             database: try AppDatabase(path: folder.appendingPathComponent("db.sqlite").path), events: events)
-        return MadeStore(store: store, cleanup: { try? FileManager.default.removeItem(at: folder) })
+        let activity = ActivityConsumer(store: store, bell: ChangeBell(), logger: Logger(label: "test"))
+        return MadeStore(
+            store: store, settle: { try await activity.catchUp() },
+            cleanup: { try? FileManager.default.removeItem(at: folder) })
     }
 
     /// PostgreSQL: a database of its own on the test server, following its change stream.
@@ -35,8 +40,14 @@ struct StoreFactory: Sendable, CustomStringConvertible {
         let store = try await PostgresStore.open(
             try PostgresOptions(url: url), events: events, logger: Logger(label: "test"))
         let running = Task { try await store.run() }
+        let activity = ActivityConsumer(store: store, bell: ChangeBell(), logger: Logger(label: "test"))
         return MadeStore(
-            store: store, settle: { try await store.caughtUp() },
+            store: store,
+            settle: {
+                try await store.caughtUp()
+                try await activity.catchUp()
+                try await store.caughtUp()
+            },
             cleanup: {
                 store.close()
                 running.cancel()

@@ -37,17 +37,17 @@ public enum StartupError: Error, CustomStringConvertible {
 /// `configuration.database` names — seeds demo data if asked, and returns the application ready to
 /// run.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    let bus = LocalEventBus()
+    let sinks = ChangeSinks()
     guard let database = configuration.database else {
         try FileManager.default.createDirectory(at: configuration.dataDirectory, withIntermediateDirectories: true)
-        let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath), events: bus)
-        return try await buildApplication(configuration, store: store, bus: bus)
+        let store = SQLiteStore(database: try AppDatabase(path: configuration.databasePath), events: sinks.sink)
+        return try await buildApplication(configuration, store: store, sinks: sinks)
     }
     var logger = Logger(label: "makestagram.postgres")
     logger.logLevel = configuration.logLevel
     let store: PostgresStore
     do {
-        store = try await PostgresStore.open(database, events: bus, logger: logger)
+        store = try await PostgresStore.open(database, events: sinks.sink, logger: logger)
     } catch let error as StoreError {
         let reason =
             switch error {
@@ -56,22 +56,33 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
             }
         throw StartupError.databaseUnreachable(database: database.displayName, reason: reason)
     }
-    return try await buildApplication(configuration, store: store, bus: bus, services: [store])
+    return try await buildApplication(configuration, store: store, sinks: sinks, services: [store])
 }
 
 /// The application over an open SQLite database (tests open theirs to reach it while the server runs).
 func buildApplication(_ configuration: ServerConfiguration, database: AppDatabase) async throws
     -> some ApplicationProtocol
 {
-    let bus = LocalEventBus()
-    return try await buildApplication(configuration, store: SQLiteStore(database: database, events: bus), bus: bus)
+    let sinks = ChangeSinks()
+    return try await buildApplication(
+        configuration, store: SQLiteStore(database: database, events: sinks.sink), sinks: sinks)
 }
 
-/// The application over `store`, whose committed changes (of every instance, for a shared database) arrive on `bus`;
-/// `services` run with the server (a PostgreSQL store's change stream).
+/// Where a store's committed changes go (of every instance, for a shared database): the live hub's bus, and the
+/// doorbell of the change log's consumers.
+struct ChangeSinks {
+    let bus = LocalEventBus()
+    let bell = ChangeBell()
+
+    var sink: FanOutSink { FanOutSink([bus, bell]) }
+}
+
+/// The application over `store`, whose committed changes arrive on `sinks`; `services` run with the server (a
+/// PostgreSQL store's change stream).
 func buildApplication<S: Store>(
-    _ configuration: ServerConfiguration, store: S, bus: LocalEventBus, services: [any Service] = []
+    _ configuration: ServerConfiguration, store: S, sinks: ChangeSinks, services: [any Service] = []
 ) async throws -> Application<RouterResponder<AppRequestContext>> {
+    let bus = sinks.bus
     var logger = Logger(label: "makestagram")
     logger.logLevel = configuration.logLevel
     guard PhotoProcessor.prepare() else { throw StartupError.imageLibraryUnavailable }
@@ -134,6 +145,7 @@ func buildApplication<S: Store>(
         services: [
             hub, protection.hashing, MediaSweep(store: store, media: media, logger: logger),
             VariantBackfill(store: store, worker: worker, logger: logger), deletion,
+            ActivityConsumer(store: store, bell: sinks.bell, logger: logger),
         ] + services,
         logger: logger)
 }

@@ -422,7 +422,8 @@ struct MastodonController<S: Store>: Sendable {
             let type =
                 switch group.kind {
                 case .like: "favourite"
-                case .comment: "mention"
+                // A reply to the reader's post, or a status (a caption or a reply) that names them.
+                case .comment, .mention: "mention"
                 case .follow: "follow"
                 }
             notifications.append(

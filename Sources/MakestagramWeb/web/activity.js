@@ -42,6 +42,10 @@ function whatTheyDid(group) {
       return " liked your photo.";
     case "comment":
       return [" commented: ", h("span.activity-comment", {}, `“${group.comment?.text ?? ""}”`)];
+    case "mention":
+      return group.comment
+        ? [" mentioned you in a comment: ", h("span.activity-comment", {}, `“${group.comment.text}”`)]
+        : " mentioned you in a post.";
     default:
       return " started following you.";
   }
@@ -82,7 +86,7 @@ export function activityView(root) {
       more.hidden = !cursor;
       status.textContent = list.children.length
         ? ""
-        : "When people like or comment on your photos or follow you, you'll see it here.";
+        : "When people like or comment on your photos, mention you or follow you, you'll see it here.";
       // What is on screen has been seen; what arrives after this page stays unread.
       if (first && page.items.some((group) => group.unread)) {
         const answer = await api.post("/activity/read", { through: page.items[0].latestId });

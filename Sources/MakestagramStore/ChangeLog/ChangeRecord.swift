@@ -6,47 +6,66 @@ import MakestagramStore
 /// audience of a new or deleted post, which each reader resolves from the follows it can see (a post's author may
 /// have a hundred thousand followers).
 ///
-/// Likes are written by the `set_likes` function in SQL, so the field names here are also the keys it builds.
-struct ChangeRecord: Codable, Sendable, Equatable {
-    enum Kind: String, Codable, Sendable {
+/// This type is the record's one definition: Swift encodes and decodes it through ``CodingKeys``, the fast reader
+/// (``init(flatJSON:)``) switches over every key, and the SQL that logs likes on PostgreSQL builds its JSON from the
+/// same keys (``sqlObject(_:_:)``).
+package struct ChangeRecord: Codable, Sendable, Equatable {
+    package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
             profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored
     }
 
-    var kind: Kind
-    var post: Int64?
+    package var kind: Kind
+    package var post: Int64?
     /// The user who acted: liker, follower, or a deleted post's author.
-    var actor: Int64?
-    var username: String?
-    var displayName: String?
-    var avatarFile: String?
+    package var actor: Int64?
+    package var username: String?
+    package var displayName: String?
+    package var avatarFile: String?
     /// Liked, or following.
-    var on: Bool?
+    package var on: Bool?
     /// The like or comment count after the change (for activity: the unread count).
-    var count: Int?
+    package var count: Int?
     /// The likers preview, space-separated, as stored on the post.
-    var likers: String?
-    var version: Int64?
-    var comment: Comment?
-    var commentID: Int64?
-    var created: Post?
+    package var likers: String?
+    package var version: Int64?
+    package var comment: Comment?
+    package var commentID: Int64?
+    package var created: Post?
     /// The followee of a follow change; the user whose unread activity count changed.
-    var target: Int64?
+    package var target: Int64?
     /// The ended session's token hash, in hexadecimal.
-    var token: String?
+    package var token: String?
     /// A liked post's author, and whether they hide its like count (likes; `likeCountHidden` has `on`).
-    var owner: Int64?
-    var hidden: Bool?
+    package var owner: Int64?
+    package var hidden: Bool?
     /// An edited caption, and when it was edited (seconds since 1970).
-    var caption: String?
-    var at: Double?
+    package var caption: String?
+    package var at: Double?
 
-    init(kind: Kind) {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
+        case kind, post, actor, username, displayName, avatarFile, on, count, likers, version, comment, commentID,
+            created, target, token, owner, hidden, caption, at
+    }
+
+    package init(kind: Kind) {
         self.kind = kind
     }
 
+    /// A SQL expression (`json_build_object`) that builds a record of `kind` from SQL expressions for its fields,
+    /// named by their keys: what it builds is what ``init(payload:)`` reads.
+    package static func sqlObject(_ kind: Kind, _ fields: KeyValuePairs<CodingKeys, String>) -> String {
+        var arguments = ["'\(CodingKeys.kind.rawValue)'", "'\(kind.rawValue)'"]
+        for (key, expression) in fields {
+            precondition(key != .kind, "the kind is given once")
+            arguments.append("'\(key.rawValue)'")
+            arguments.append(expression)
+        }
+        return "json_build_object(" + arguments.joined(separator: ", ") + ")"
+    }
+
     /// The record of an event the store committed (the audience of posts is left out: see ``audienceAuthor``).
-    init(_ event: StoreEvent, author: Int64? = nil) {
+    package init(_ event: StoreEvent, author: Int64? = nil) {
         switch event {
         case .likeChanged(let change):
             self.init(kind: .like)
@@ -130,7 +149,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
     }
 
     /// For a new or deleted post, the author whose followers (and who) make its audience.
-    var audienceAuthor: Int64? {
+    package var audienceAuthor: Int64? {
         switch kind {
         case .postCreated: created?.author.id
         case .postDeleted: actor
@@ -140,7 +159,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
 
     /// The event, with `audience` for a new or deleted post and without the `hidden` users among a like's likers;
     /// nil for a record this version cannot read.
-    func event(audience: [Int64], hiding hiddenNames: Set<String> = []) -> StoreEvent? {
+    package func event(audience: [Int64], hiding hiddenNames: Set<String> = []) -> StoreEvent? {
         switch kind {
         case .like:
             guard let post, let actor, let username, let displayName, let on, let count, let version else { return nil }
@@ -199,7 +218,7 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         }
     }
 
-    static func bytes(hex: String) -> [UInt8]? {
+    package static func bytes(hex: String) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
@@ -213,7 +232,17 @@ struct ChangeRecord: Codable, Sendable, Equatable {
         return bytes
     }
 
-    func json() throws -> String {
+    /// The record a logged payload holds (read without `JSONDecoder` when it is flat), or nil when it cannot be read.
+    package init?(payload: String) {
+        if let flat = ChangeRecord(flatJSON: payload) {
+            self = flat
+            return
+        }
+        guard let decoded = try? JSONDecoder().decode(ChangeRecord.self, from: Data(payload.utf8)) else { return nil }
+        self = decoded
+    }
+
+    package func json() throws -> String {
         String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
     }
 }

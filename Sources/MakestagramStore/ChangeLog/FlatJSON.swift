@@ -3,7 +3,7 @@
 /// costs the server. Anything else — a nested comment or post, a value of an unexpected type, JSON it does not
 /// accept — answers nil, and `JSONDecoder` reads the record as before (and decides what is wrong with it).
 extension ChangeRecord {
-    init?(flatJSON payload: String) {
+    package init?(flatJSON payload: String) {
         var payload = payload
         guard
             let record = payload.withUTF8({ bytes -> ChangeRecord? in
@@ -16,8 +16,8 @@ extension ChangeRecord {
 }
 
 /// A JSON object of scalar values, read from UTF-8.
-struct FlatJSONReader {
-    enum Value {
+package struct FlatJSONReader {
+    package enum Value {
         case string(String)
         case integer(Int64)
         case number(Double)
@@ -25,14 +25,14 @@ struct FlatJSONReader {
         case null
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    package init(bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    mutating func record() -> ChangeRecord? {
+    package mutating func record() -> ChangeRecord? {
         var record = ChangeRecord(kind: .like)
         var kind: ChangeRecord.Kind?
         guard consume(UInt8(ascii: "{")) else { return nil }
@@ -74,7 +74,7 @@ struct FlatJSONReader {
         return true
     }
 
-    mutating func value() -> Value? {
+    package mutating func value() -> Value? {
         skipSpace()
         guard index < bytes.count else { return nil }
         switch bytes[index] {
@@ -119,7 +119,7 @@ struct FlatJSONReader {
     }
 
     /// A string, its escapes resolved; nil for a control character, a bad escape or an unpaired surrogate.
-    mutating func string() -> String? {
+    package mutating func string() -> String? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = index
         while index < bytes.count {
@@ -199,11 +199,11 @@ struct FlatJSONReader {
 }
 
 extension FlatJSONReader.Value {
-    var string: String? { if case .string(let string) = self { string } else { nil } }
-    var integer: Int64? { if case .integer(let integer) = self { integer } else { nil } }
-    var bool: Bool? { if case .bool(let bool) = self { bool } else { nil } }
+    package var string: String? { if case .string(let string) = self { string } else { nil } }
+    package var integer: Int64? { if case .integer(let integer) = self { integer } else { nil } }
+    package var bool: Bool? { if case .bool(let bool) = self { bool } else { nil } }
     /// Any number.
-    var double: Double? {
+    package var double: Double? {
         switch self {
         case .integer(let integer): Double(integer)
         case .number(let number): number
@@ -226,30 +226,31 @@ extension ChangeRecord {
             field = read
             return true
         }
+        // Every key is handled here: a field added to the record cannot be forgotten.
+        guard let key = CodingKeys(stringValue: key) else { return true }
         switch key {
-        case "kind":
+        case .kind:
             guard let known = value.string.flatMap(Kind.init(rawValue:)) else { return false }
             kind = known
             return true
-        case "post": return assign(&post, \.integer)
-        case "actor": return assign(&actor, \.integer)
-        case "version": return assign(&version, \.integer)
-        case "commentID": return assign(&commentID, \.integer)
-        case "target": return assign(&target, \.integer)
-        case "owner": return assign(&owner, \.integer)
-        case "count": return assign(&count) { $0.integer.flatMap { Int(exactly: $0) } }
-        case "username": return assign(&username, \.string)
-        case "displayName": return assign(&displayName, \.string)
-        case "avatarFile": return assign(&avatarFile, \.string)
-        case "likers": return assign(&likers, \.string)
-        case "token": return assign(&token, \.string)
-        case "caption": return assign(&caption, \.string)
-        case "on": return assign(&on, \.bool)
-        case "hidden": return assign(&hidden, \.bool)
-        case "at": return assign(&at, \.double)
+        case .post: return assign(&post, \.integer)
+        case .actor: return assign(&actor, \.integer)
+        case .version: return assign(&version, \.integer)
+        case .commentID: return assign(&commentID, \.integer)
+        case .target: return assign(&target, \.integer)
+        case .owner: return assign(&owner, \.integer)
+        case .count: return assign(&count) { $0.integer.flatMap { Int(exactly: $0) } }
+        case .username: return assign(&username, \.string)
+        case .displayName: return assign(&displayName, \.string)
+        case .avatarFile: return assign(&avatarFile, \.string)
+        case .likers: return assign(&likers, \.string)
+        case .token: return assign(&token, \.string)
+        case .caption: return assign(&caption, \.string)
+        case .on: return assign(&on, \.bool)
+        case .hidden: return assign(&hidden, \.bool)
+        case .at: return assign(&at, \.double)
         // Nested objects: JSONDecoder's.
-        case "comment", "created": if case .null = value { return true } else { return false }
-        default: return true
+        case .comment, .created: if case .null = value { return true } else { return false }
         }
     }
 }

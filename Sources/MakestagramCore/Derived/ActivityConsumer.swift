@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import MakestagramStore
+import ServiceLifecycle
+import Synchronization
+
+/// Keeps activity (what others did to each user, its groups and unread counts) by reading the change log after
+/// commit: a like's own transaction writes the like, its count and its change, nothing more, and the activity it
+/// causes follows moments later, in log order, in batches (``ActivityRules`` says what each change does).
+///
+/// Its position in the log is kept in the database and moved in the same transaction as what it writes, so that
+/// after a crash it resumes where it stopped and applies nothing twice. One instance of a shared database runs it
+/// at a time (``Store/runAlone(_:_:)``); another takes over if it stops. It wakes on every change this instance
+/// commits or reads, and looks again every ``pollInterval`` for changes of other instances.
+package final class ActivityConsumer<S: Store>: Service {
+    /// Its name in the log's table of consumers.
+    package static var name: String { "activity" }
+
+    let store: S
+    let rules: ActivityRules<S>
+    let logger: Logger
+    /// The most changes applied in one transaction.
+    let batchSize: Int
+    /// How often it looks for changes it was not woken for, and how soon an instance that does not hold the job asks
+    /// again.
+    let pollInterval: Duration
+    /// Rings when a change is committed or read.
+    let bell: ChangeBell
+
+    /// How often, at most, its position is written when it read nothing but the log's end moved on (on
+    /// PostgreSQL the position is the oldest transaction still running, which moves as other transactions end):
+    /// changes below the written position may be pruned, so it is kept near, without a write per poll.
+    let idleAdvance: Duration
+    private let lastAdvance = Mutex(ContinuousClock.now)
+
+    package init(
+        store: S, bell: ChangeBell, logger: Logger, batchSize: Int = 500, pollInterval: Duration = .seconds(1),
+        idleAdvance: Duration = .seconds(10)
+    ) {
+        self.store = store
+        self.rules = ActivityRules(store: store)
+        self.bell = bell
+        self.logger = logger
+        self.batchSize = batchSize
+        self.pollInterval = pollInterval
+        self.idleAdvance = idleAdvance
+    }
+
+    package func run() async throws {
+        // Shutting down ends the stream of rings `follow` waits on, and cuts short the waits here.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let ran = try await store.runAlone(Self.name) { try await self.follow() }
+                if !ran { try await pause(pollInterval * 5) }
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("deriving activity failed; trying again", metadata: ["error": "\(error)"])
+                try? await pause(pollInterval)
+            }
+        }
+    }
+
+    /// Waits, cut short by shutdown.
+    private func pause(_ duration: Duration) async throws {
+        _ = try await cancelOnGracefulShutdown { try await Task.sleep(for: duration) }
+    }
+
+    /// Applies what the log holds, then waits for more (a ring, or the poll interval), until shutdown.
+    private func follow() async throws {
+        let ticker = Task { [bell, pollInterval] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: pollInterval)
+                bell.ring()
+            }
+        }
+        defer { ticker.cancel() }
+        try await catchUp()
+        for await _ in bell.rings.cancelOnGracefulShutdown() {
+            try await catchUp()
+        }
+    }
+
+    /// Applies every change the log holds for it now.
+    package func catchUp() async throws {
+        while try await step() {}
+    }
+
+    /// Applies one batch; false when there was nothing to apply.
+    package func step() async throws -> Bool {
+        let batch = try await store.changes(for: Self.name, limit: batchSize)
+        guard batch.read > 0 else {
+            let now = ContinuousClock.now
+            if batch.to != batch.from, lastAdvance.withLock({ now - $0 >= idleAdvance }) {
+                lastAdvance.withLock { $0 = now }
+                _ = try await store.applyActivity([], consumer: Self.name, batch: batch)
+            }
+            return false
+        }
+        let writes = try await rules.writes(for: batch.changes)
+        if try await !store.applyActivity(writes, consumer: Self.name, batch: batch) {
+            logger.debug("another instance applied the batch first")
+        }
+        return true
+    }
+}
+
+/// Rings for every committed change that may cause activity (a store's sink): the activity consumer wakes on it.
+/// Rings coalesce: one waiting ring stands for any number of changes.
+package final class ChangeBell: StoreEventSink {
+    let rings: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    package init() {
+        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    package func publish(_ event: StoreEvent) {
+        switch event {
+        // The consumer's own output, and what causes no activity, rings nothing.
+        case .activityChanged, .sessionEnded, .imageChanged, .profileChanged, .changesMissed: return
+        default: ring()
+        }
+    }
+
+    func ring() {
+        continuation.yield()
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+import PostgresNIO
+
+/// Where a durable consumer stands in the change log, as `change_consumers.position` keeps it: the oldest
+/// transaction that was still running when it last read (every change of an older one has been read), and the
+/// changes of newer ones it has applied already (`xid|seq:xid,seq:xid`). Changes commit in `seq` order per post or
+/// user, but not overall: a change with a lower `seq` can commit after one with a higher, which is why a plain
+/// "last seq" would lose it (``ChangeStream`` reads the log the same way for the caches).
+struct ConsumerPosition: Equatable {
+    var watermark: UInt64
+    var applied: [Int64: UInt64]
+
+    init(watermark: UInt64, applied: [Int64: UInt64] = [:]) {
+        self.watermark = watermark
+        self.applied = applied
+    }
+
+    init?(_ text: String) {
+        let parts = text.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let watermark = parts.first.flatMap({ UInt64($0) }) else { return nil }
+        self.watermark = watermark
+        applied = [:]
+        if parts.count == 2 {
+            for item in parts[1].split(separator: ",") {
+                let pair = item.split(separator: ":")
+                guard pair.count == 2, let seq = Int64(pair[0]), let xid = UInt64(pair[1]) else { return nil }
+                applied[seq] = xid
+            }
+        }
+    }
+
+    var text: String {
+        "\(watermark)|" + applied.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
+    }
+}
+
+extension PostgresStore {
+    public func changes(for consumer: String, limit: Int) async throws -> ChangeBatch {
+        try await read { [logger] connection in
+            guard
+                let text = try await connection.query(
+                    "SELECT position FROM change_consumers WHERE name = \(consumer)", logger: logger
+                ).collect().first?.decode(String.self), let position = ConsumerPosition(text)
+            else { throw StoreError.notFound("change consumer \(consumer)") }
+            // Every committed change of a transaction at or above the watermark not applied yet, in seq order; one
+            // more than the limit, to know whether all were taken.
+            let rows = try await connection.query(
+                """
+                WITH w AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+                SELECT w.xmin::text, c.seq, c.xid::text, c.payload, extract(epoch FROM c.created_at)::float8
+                FROM w LEFT JOIN changes c ON c.xid >= \(String(position.watermark))::text::xid8
+                  AND NOT c.seq = ANY(\(Array(position.applied.keys))::bigint[])
+                ORDER BY c.seq LIMIT \(limit + 1)
+                """, logger: logger
+            ).collect()
+            var next = position
+            var xmin = position.watermark
+            var changes: [LoggedChange] = []
+            var taken = 0
+            for row in rows {
+                let (snapshotMin, seq, xid, payload, at) = try row.decode(
+                    (String, Int64?, String?, String?, Double?).self)
+                xmin = UInt64(snapshotMin) ?? xmin
+                guard let seq, let xid = xid.flatMap(UInt64.init), let payload, let at, taken < limit else { continue }
+                taken += 1
+                next.applied[seq] = xid
+                if let event = ChangeRecord(payload: payload)?.event(audience: []) {
+                    changes.append(LoggedChange(event: event, at: Date(timeIntervalSince1970: at)))
+                }
+            }
+            if rows.count <= limit {
+                // Everything visible was taken: below the snapshot's oldest running transaction nothing can appear.
+                next.watermark = xmin
+                next.applied = next.applied.filter { $0.value >= xmin }
+            }
+            // The watermark moves on by itself as transactions end: a batch that read nothing is not worth a write.
+            return ChangeBatch(changes: changes, read: taken, from: position.text, to: next.text)
+        }
+    }
+
+    public func applyActivity(_ writes: [ActivityWrite], consumer: String, batch: ChangeBatch) async throws -> Bool {
+        try await write { [logger] connection, changes in
+            let moved = try await connection.query(
+                """
+                UPDATE change_consumers SET position = \(batch.to)
+                WHERE name = \(consumer) AND position = \(batch.from) RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard !moved.isEmpty else { return false }
+            var touched = Set<Int64>()
+            for write in writes {
+                touched.formUnion(try await Self.apply(write, connection, logger: logger))
+            }
+            if !touched.isEmpty {
+                for row in try await connection.query(
+                    "SELECT id, activity_unread FROM users WHERE id = ANY(\(touched.sorted())::bigint[]) ORDER BY id",
+                    logger: logger
+                ).collect() {
+                    let (user, unread) = try row.decode((Int64, Int).self)
+                    changes.publish(.activityChanged(user: user, unreadCount: unread))
+                }
+            }
+            return true
+        }
+    }
+
+    /// Applies one activity write in the current transaction; answers the users whose activity it changed.
+    static func apply(_ write: ActivityWrite, _ connection: PostgresConnection, logger: Logger) async throws
+        -> [Int64]
+    {
+        let rows: [PostgresRow]
+        switch write {
+        case .add(let entry):
+            rows = try await connection.query(
+                """
+                INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key, unread,
+                  created_at)
+                SELECT \(entry.recipient), \(entry.actor), \(entry.kind.rawValue), \(entry.post), \(entry.comment),
+                  \(entry.source), \(entry.group), \(entry.unread ? 1 : 0), \(entry.createdAt.timeIntervalSince1970)
+                WHERE EXISTS (SELECT 1 FROM users WHERE id = \(entry.recipient))
+                ON CONFLICT (source) DO NOTHING RETURNING recipient_id, unread
+                """, logger: logger
+            ).collect()
+        case .remove(let source):
+            rows = try await connection.query(
+                "DELETE FROM activity WHERE source = \(source) RETURNING recipient_id, unread", logger: logger
+            ).collect()
+        case .removePost(let post):
+            rows = try await connection.query(
+                "DELETE FROM activity WHERE post_id = \(post) RETURNING recipient_id, unread", logger: logger
+            ).collect()
+        case .removeComment(let comment):
+            rows = try await connection.query(
+                "DELETE FROM activity WHERE comment_id = \(comment) RETURNING recipient_id, unread", logger: logger
+            ).collect()
+        case .removeActor(let actor):
+            rows = try await connection.query(
+                "DELETE FROM activity WHERE actor_id = \(actor) RETURNING recipient_id, unread", logger: logger
+            ).collect()
+        case .keepPostMentions(let post, let sources):
+            rows = try await connection.query(
+                """
+                DELETE FROM activity WHERE post_id = \(post) AND kind = 'mention' AND comment_id IS NULL
+                  AND NOT source = ANY(\(sources.sorted())::text[])
+                RETURNING recipient_id, unread
+                """, logger: logger
+            ).collect()
+        }
+        return try rows.map { row in
+            let (recipient, _) = try row.decode((Int64, Int).self)
+            return recipient
+        }
+    }
+
+    public func postAuthors(_ ids: [Int64]) async throws -> [Int64: Int64] {
+        guard !ids.isEmpty else { return [:] }
+        return try await read { [logger] connection in
+            var authors: [Int64: Int64] = [:]
+            for row in try await connection.query(
+                "SELECT id, author_id FROM posts WHERE id = ANY(\(ids)::bigint[])", logger: logger
+            ).collect() {
+                let (post, author) = try row.decode((Int64, Int64).self)
+                authors[post] = author
+            }
+            return authors
+        }
+    }
+
+    public func userIDs(usernames: Set<String>) async throws -> [String: Int64] {
+        guard !usernames.isEmpty else { return [:] }
+        return try await read { [logger] connection in
+            var ids: [String: Int64] = [:]
+            for row in try await connection.query(
+                """
+                SELECT username, id FROM users WHERE username = ANY(\(usernames.sorted())::text[]) AND status = 'active'
+                """, logger: logger
+            ).collect() {
+                let (name, id) = try row.decode((String, Int64).self)
+                ids[name] = id
+            }
+            return ids
+        }
+    }
+
+    public func actions(of user: Int64) async throws -> UserActions {
+        try await read { [logger] connection in
+            var likes: [UserActions.Like] = []
+            for row in try await connection.query(
+                """
+                SELECT l.post_id, p.author_id, l.created_at FROM likes l JOIN posts p ON p.id = l.post_id
+                WHERE l.user_id = \(user)
+                """, logger: logger
+            ).collect() {
+                let (post, author, at) = try row.decode((Int64, Int64, Double).self)
+                likes.append(UserActions.Like(post: post, author: author, at: Date(timeIntervalSince1970: at)))
+            }
+            var comments: [(comment: Comment, postAuthor: Int64)] = []
+            for row in try await connection.query(
+                """
+                SELECT \(unescaped: PostRows.commentColumns), p.author_id FROM comments c
+                JOIN users u ON u.id = c.author_id JOIN posts p ON p.id = c.post_id WHERE c.author_id = \(user)
+                """, logger: logger
+            ).collect() {
+                let (id, post, text, at, author, username, displayName, avatar, postAuthor) = try row.decode(
+                    (Int64, Int64, String, Double, Int64, String, String, String?, Int64).self)
+                let comment = Comment(
+                    id: id, postId: post,
+                    author: UserSummary(
+                        id: author, username: username, displayName: displayName,
+                        avatarURL: avatar.map(MediaPath.url(for:))),
+                    text: text, createdAt: Date(timeIntervalSince1970: at))
+                comments.append((comment, postAuthor))
+            }
+            var follows: [UserActions.Follow] = []
+            for row in try await connection.query(
+                "SELECT followee_id, created_at FROM follows WHERE follower_id = \(user)", logger: logger
+            ).collect() {
+                let (followee, at) = try row.decode((Int64, Double).self)
+                follows.append(UserActions.Follow(followee: followee, at: Date(timeIntervalSince1970: at)))
+            }
+            var posts: [(id: Int64, caption: String, at: Date)] = []
+            for row in try await connection.query(
+                "SELECT id, caption, created_at FROM posts WHERE author_id = \(user)", logger: logger
+            ).collect() {
+                let (id, caption, at) = try row.decode((Int64, String, Double).self)
+                posts.append((id, caption, Date(timeIntervalSince1970: at)))
+            }
+            return UserActions(likes: likes, comments: comments, follows: follows, posts: posts)
+        }
+    }
+}
