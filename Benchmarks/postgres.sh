@@ -92,13 +92,25 @@ kill "$bare_pid"; wait "$bare_pid" 2>/dev/null || true
 start_server sqlite 0
 TOKENS="$work/tokens-sqlite" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null
 echo "== SQLite timeline"; read -r stl stl50 stl99 stle <<< "$(measure "$work/tokens-sqlite" -s Benchmarks/timeline.lua "$base")"
-echo "== SQLite toggles";  read -r stg stg50 stg99 stge <<< "$(measure "$work/tokens-sqlite" -s Benchmarks/toggle.lua "$base")"
+# activity_during_toggles OUT: the toggle benchmark, with Benchmarks/activity.py timing activity meanwhile.
+photo=../shared/fixtures/photos/chelsea.jpg
+echo "== SQLite toggles, activity timed meanwhile"
+python3 Benchmarks/activity.py "$base" "$photo" 150 10 > "$work/activity-sqlite" &
+activity_pid=$!
+read -r stg stg50 stg99 stge <<< "$(measure "$work/tokens-sqlite" -s Benchmarks/toggle.lua "$base")"
+wait "$activity_pid"
+read -r sac50 sac99 sacmax < "$work/activity-sqlite"
 stop_servers
 
 start_server pg 0 --database "$pg_url"
 TOKENS="$work/tokens-pg" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null
 echo "== PostgreSQL timeline"; read -r ptl ptl50 ptl99 ptle <<< "$(measure "$work/tokens-pg" -s Benchmarks/timeline.lua "$base")"
-echo "== PostgreSQL toggles";  read -r ptg ptg50 ptg99 ptge <<< "$(measure "$work/tokens-pg" -s Benchmarks/toggle.lua "$base")"
+echo "== PostgreSQL toggles, activity timed meanwhile"
+python3 Benchmarks/activity.py "$base" "$photo" 150 10 > "$work/activity-pg" &
+activity_pid=$!
+read -r ptg ptg50 ptg99 ptge <<< "$(measure "$work/tokens-pg" -s Benchmarks/toggle.lua "$base")"
+wait "$activity_pid"
+read -r pac50 pac99 pacmax < "$work/activity-pg"
 base_a=$base
 echo "== cross-instance like -> socket"
 start_server pg2 0 --database "$pg_url"
@@ -107,6 +119,14 @@ read -r cross50 cross99 crossmax <<< "$(python3 Benchmarks/crossinstance.py "$ba
 stop_servers
 exact=$(psql "$pg_url" -tAc \
   "SELECT count(*) FROM posts p WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)")
+# Unread counts and activity groups against the rows they count, once the consumer has caught up (it has: the
+# servers stopped gracefully).
+derived_check="SELECT (SELECT count(*) FROM users u WHERE activity_unread <> (SELECT count(*) FROM activity a
+    WHERE a.recipient_id = u.id AND a.unread = 1))
+  + (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
+    WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key))"
+derived_pg=$(psql "$pg_url" -tAc "$derived_check")
+derived_sqlite=$(sqlite3 "$work/data-sqlite/makestagram.sqlite" "$derived_check")
 
 taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
 bare_pid=$!
@@ -133,9 +153,14 @@ Data as server.sh: 10,000 users following 30 each, 100,000 posts, ~1,000,000 lik
 | PostgreSQL: timeline page of 20 | $ptl | $ptl50 | $ptl99 | $(ratio "$ptl" "$bare_avg") | $ptle |
 | PostgreSQL: like/unlike toggle | $ptg | $ptg50 | $ptg99 | $(ratio "$ptg" "$bare_avg") | $ptge |
 
+Activity (a like, comment or follow, or one undone, by someone else) until the recipient's socket has the unread count
+it leads to, from the write's answer, 150 actions at 10 a second during the toggle runs: SQLite p50 $sac50 ms, p99
+$sac99 ms, max $sacmax ms; PostgreSQL p50 $pac50 ms, p99 $pac99 ms, max $pacmax ms.
+
 A like through instance A until a socket on instance B has it (400 likes and unlikes at 20 a second, both instances
 on core 0): p50 $cross50 ms, p99 $cross99 ms, max $crossmax ms.
-PostgreSQL posts whose likeCount differs from their like rows after the run: $exact.
+PostgreSQL posts whose likeCount differs from their like rows after the run: $exact. Users whose unread count, or
+activity groups whose size, differ from their rows: SQLite $derived_sqlite, PostgreSQL $derived_pg.
 REPORT
 )
 echo

@@ -5,10 +5,12 @@
 import Foundation
 import MakestagramAPI
 
-/// Everything the server keeps, behind one protocol so that SQLite and (later) PostgreSQL can both serve it.
+/// Everything the server keeps, behind one protocol so that SQLite and PostgreSQL both serve it.
 ///
 /// Every method is atomic: it either makes all of its change or none of it. Counts (likes, comments, follows,
 /// posts, reports) are kept by the store in the same transaction as the rows they count, so they are always exact.
+/// Every write also appends its change to the change log (``ChangeLogStore``) in that transaction; what is derived
+/// from changes (activity, unread counts) is applied from the log after the commit, by the activity consumer.
 /// Methods that take a `viewer` compute the viewer-specific fields (`viewerHasLiked`, `viewerFollows`).
 ///
 /// A store given a ``StoreEventSink`` publishes one ``StoreEvent`` for every committed like, unlike, comment, post,

@@ -1,7 +1,8 @@
 // MakestagramStorePostgres: the Store on PostgreSQL through postgres-nio, for several server instances sharing one
-// database — the same schema and guarantees as the SQLite store (triggers keep every count exact; keyset pages),
-// migrations under an advisory lock, and the change stream through which every instance keeps its caches and its
-// live sockets true whichever instance made a change.
+// database — the same schema and guarantees as the SQLite store (triggers keep every count exact with its rows;
+// keyset pages), migrations under an advisory lock, and the change log: every write appends its change in its own
+// transaction, the activity consumer derives from it, and every instance reads it to keep its caches and its live
+// sockets true whichever instance made a change.
 
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
-// MakestagramStoreSQLite: the Store on SQLite through GRDB — the schema whose triggers keep every count exact,
+// MakestagramStoreSQLite: the Store on SQLite through GRDB — the schema whose triggers keep every count exact with
+// its rows, the change log every write appends to in its own transaction (what the activity consumer derives from),
 // append-only migrations, group commit, reads that never wait on the calling thread, and the caches (sessions,
 // timeline windows) that commits keep exact.
 
