@@ -12,7 +12,7 @@ import Synchronization
 /// after a crash it resumes where it stopped and applies nothing twice. One instance of a shared database runs it
 /// at a time (``Store/runAlone(_:_:)``); another takes over if it stops. It wakes on every change this instance
 /// commits or reads, and looks again every ``pollInterval`` for changes of other instances.
-package final class ActivityConsumer<S: Store>: Service {
+package final class ActivityConsumer<S: ChangeLogStore & MaintenanceStoring>: Service {
     /// Its name in the log's table of consumers.
     package static var name: String { "activity" }
 

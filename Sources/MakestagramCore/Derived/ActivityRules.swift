@@ -8,7 +8,7 @@ import MakestagramStore
 /// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read.
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
-package struct ActivityRules<S: Store>: Sendable {
+package struct ActivityRules<S: ChangeLogStore>: Sendable {
     let store: S
 
     package init(store: S) {

@@ -6,7 +6,8 @@ import MakestagramStore
 /// Accounts and sessions: signing up, logging in and out, passwords, event-stream tickets and deleting an account.
 package struct Accounts<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some SessionStoring & PeopleStoring & ActivityStoring & AccountDeletionStoring { core.store }
     var protection: Protection { core.protection }
 
     /// How long an event-stream ticket can be redeemed.

@@ -7,7 +7,8 @@ import MakestagramStore
 /// limits on writing it, are here.
 package struct Apps<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some AppStoring & SessionStoring { core.store }
 
     /// How long an authorization code works.
     package static var codeLifetime: TimeInterval { 600 }

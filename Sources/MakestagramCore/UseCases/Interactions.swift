@@ -5,7 +5,8 @@ import MakestagramStore
 /// What people do to posts: like, comment, delete a comment, report.
 package struct Interactions<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some InteractionStoring { core.store }
 
     /// Likes or unlikes a post; answers its like state right after.
     package func like(postID: Int64, by user: Int64, liked: Bool) async throws -> LikeState {

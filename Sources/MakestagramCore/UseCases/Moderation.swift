@@ -6,7 +6,8 @@ import MakestagramStore
 /// the one acting is a moderator (a revoked moderator stops at once, on every instance), and each is logged.
 package struct Moderation<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some ModerationStoring { core.store }
 
     /// The user, if they are a moderator; forbidden otherwise.
     package func moderator(_ user: UserSummary) async throws -> UserSummary {

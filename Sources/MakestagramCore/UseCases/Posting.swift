@@ -8,7 +8,8 @@ import Photos
 /// arrives (a post with its photo, or a photo uploaded ahead of its post).
 package struct Posting<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some PostStoring { core.store }
 
     /// How long a photo uploaded ahead of its post is kept unposted.
     package static var uploadLifetime: TimeInterval { 86_400 }

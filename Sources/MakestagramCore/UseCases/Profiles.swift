@@ -5,7 +5,8 @@ import MakestagramStore
 /// A person's own profile: display name, bio, avatar, and whether their new posts hide their like counts.
 package struct Profiles<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some PeopleStoring { core.store }
 
     /// Makes the changes `read` answers, as one edit (one use of the `edits` limit, taken before `read` is asked, so
     /// that a client over its share is refused before it sends a photo). Only the writes asked for are made:

@@ -5,7 +5,8 @@ import MakestagramStore
 /// How people stand to each other: following and unfollowing.
 package struct Relationships<S: Store>: Sendable {
     let core: Core<S>
-    var store: S { core.store }
+    /// The part of the store this use case writes and reads.
+    var store: some PeopleStoring { core.store }
 
     /// Makes `user` follow `username`, or stop; answers the followee's follower count and whether the user follows.
     package func follow(_ username: String, by user: Int64, following: Bool) async throws -> FollowState {

@@ -1,0 +1,37 @@
+import Foundation
+import MakestagramAPI
+
+/// People: profiles, avatars, search, suggestions and follows. Part of ``Store``; both stores implement it.
+public protocol PeopleStoring: Sendable {
+    /// Changes a user's display name and bio (nil leaves one as it is) and answers their profile. A change
+    /// publishes ``StoreEvent/profileChanged(user:)``.
+    func updateProfile(userID: Int64, displayName: String?, bio: String?) async throws -> UserProfile
+    /// Sets the user's avatar, whose files are already on disk (nil removes it: initials are shown), and answers
+    /// their profile with the files of the avatar it replaced, for the caller to remove once this returns. Publishes
+    /// ``StoreEvent/profileChanged(user:)``.
+    func setAvatar(userID: Int64, files: AvatarFiles?) async throws -> (profile: UserProfile, replaced: [String])
+    /// Sets whether the user's new posts hide their like count, and answers their profile.
+    func setHidesLikeCounts(userID: Int64, hidden: Bool) async throws -> UserProfile
+    /// A number that grows whenever something that posts show changes without the posts' versions growing (a user's
+    /// name or avatar, shown on their posts and comments): JSON of posts rendered at an older epoch may be stale.
+    var renderEpoch: UInt64 { get }
+
+    /// A user's profile as `viewer` sees it, or nil when there is no such user.
+    func profile(username: String, viewer: Int64) async throws -> UserProfile?
+    /// A user's profile by ID as `viewer` sees it.
+    func profile(id: Int64, viewer: Int64) async throws -> UserProfile?
+    /// Users whose username or display name contains `query` (folded by ``PeopleSearch/fold(_:)``; below
+    /// ``PeopleSearch/substringMinimum`` characters, whose username starts with it), ranked as ``PeopleSearch``
+    /// describes for `viewer`.
+    func searchUsers(query: String, viewer: Int64, limit: Int) async throws -> [UserSummary]
+    /// People `viewer` might follow (``FollowSuggestions``), at most `limit`; `related` is a profile being looked at.
+    func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary]
+    /// Which of `users` `viewer` follows.
+    func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
+    /// Makes `viewer` follow or stop following `username`; idempotent. Throws `notFound` or `cannotFollowSelf`.
+    func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState
+    /// Those who follow `username`, most recent first. Nil when there is no such user.
+    func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
+    /// Those `username` follows, most recent first. Nil when there is no such user.
+    func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
+}
