@@ -37,8 +37,8 @@ public final class EventTap: Sendable {
     }
 
     /// Whether `event` may concern the tap's user: a post entering or leaving their timeline, a like or follow of
-    /// theirs by someone else, any comment or caption edit (the reader checks whose post it was), or the end of the
-    /// session, the account or the stream.
+    /// theirs by someone else, any comment or caption edit (the reader checks whose post it was), a change of their
+    /// activity (a mention), or the end of the session, the account or the stream.
     func mayConcern(_ event: StoreEvent) -> Bool {
         switch event {
         case .postCreated(_, let audience), .postDeleted(_, _, let audience): audience.contains(user)
@@ -46,9 +46,10 @@ public final class EventTap: Sendable {
         case .followChanged(let follower, let followee, let following):
             following && followee == user && follower != user
         case .commentCreated, .captionEdited: true
+        // A change of their activity may be a mention of them.
+        case .activityChanged(let recipient, _): recipient == user
         case .sessionEnded, .userRemoved, .changesMissed: false
-        case .commentDeleted, .likeCountHiddenChanged, .imageChanged, .profileChanged, .activityChanged, .userRestored:
-            false
+        case .commentDeleted, .likeCountHiddenChanged, .imageChanged, .profileChanged, .userRestored: false
         }
     }
 }

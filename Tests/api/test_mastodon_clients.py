@@ -52,6 +52,14 @@ def sign_up(base: str, name: str) -> str:
     return answer.json()["token"]
 
 
+def post_photo(base: str, headers: dict, caption: str) -> dict:
+    with open(PHOTOS / "rocket.jpg", "rb") as photo:
+        answer = requests.post(base + "/api/v1/posts", headers=headers, files={"image": photo},
+                               data={"caption": caption}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    return answer.json()
+
+
 def consent(url: str, username: str) -> str:
     """Opens the authorization page, signs in and approves; answers the code the page shows."""
     page = requests.get(url, timeout=30)
@@ -115,11 +123,19 @@ def test_mastodon_py_signs_in_posts_pages_favourites_follows_streams_and_revokes
         while ("favourite", "felix") not in got and time.time() < deadline:
             time.sleep(0.1)
         assert ("favourite", "felix") in got, "the favourite arrived live"
+        # Felix names her in a caption of his own: a mention, live too (derived from the change log after commit).
+        post_photo(base, friend_headers, "Look, @mara")
+        deadline = time.time() + 20
+        while ("mention", "felix") not in got and time.time() < deadline:
+            time.sleep(0.1)
+        assert ("mention", "felix") in got, "the mention arrived live"
     finally:
         stream.close()
 
     assert [account.username for account in mara.status_favourited_by(posted[0].id)] == ["felix"]
-    assert [(n.type, n.account.username) for n in mara.notifications()][0] == ("favourite", "felix")
+    notifications = [(n.type, n.account.username) for n in mara.notifications()]
+    assert notifications[:2] == [("mention", "felix"), ("favourite", "felix")]
+    assert "Look, @mara" in mara.notifications()[0].status.content
     favourited = mara.status_favourite(posted[1].id)
     assert favourited.favourited and favourited.favourites_count == 1
     unfavourited = mara.status_unfavourite(posted[1].id)
@@ -165,6 +181,16 @@ def test_the_websocket_stream_delivers_live_and_revoking_the_app_in_settings_cut
         while ("favourite", "fred") not in got and time.time() < deadline:
             time.sleep(0.1)
         assert ("favourite", "fred") in got
+        # A comment of fred's on his own post that names her: a mention on this stream too.
+        fans = {"Authorization": f"Bearer {fan}"}
+        own = post_photo(base, fans, "Mine")
+        requests.post(f"{base}/api/v1/posts/{own['id']}/comments", headers=fans, json={"text": "cc @wanda"},
+                      timeout=30).raise_for_status()
+        deadline = time.time() + 20
+        while ("mention", "fred") not in got and time.time() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        assert got.count(("mention", "fred")) == 1, "announced once"
 
         # The owner revokes the app from their settings: its stream ends and its token fails.
         owner_headers = {"Authorization": f"Bearer {owner}"}

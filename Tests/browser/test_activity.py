@@ -67,6 +67,19 @@ def test_the_badge_goes_up_live_and_the_activity_view_reads_like_people_talk(bro
     )
     alices.wait_until(lambda: badge(alices) == "")
 
+    # Mentions: a caption and a comment that name her appear live; the comment's leaves with it.
+    dave.post_photo("rocket.jpg", f"Launch day with @{alice.username}")
+    alices.wait_until(lambda: lines(alices)[0] == f"{dave.username} mentioned you in a post. just now",
+                      message="dave's caption names her")
+    bobs = bob.post_photo("chelsea.jpg", "Mine")
+    comment = carol.api("POST", f"/posts/{bobs['id']}/comments", json={"text": f"@{alice.username} look"})
+    alices.wait_until(
+        lambda: lines(alices)[0] == f"{carol.username} mentioned you in a comment: “@{alice.username} look” just now",
+        message="carol's comment on bob's post names her")
+    carol.api("DELETE", f"/comments/{comment['id']}")
+    alices.wait_until(lambda: lines(alices)[0] == f"{dave.username} mentioned you in a post. just now",
+                      message="the deleted comment takes its mention away")
+
     # At phone width the heart and its badge stay in the bar.
     phone = browsers(width=390, height=844)
     phone.log_in(alice)

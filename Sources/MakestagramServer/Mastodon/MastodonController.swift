@@ -406,30 +406,9 @@ struct MastodonController<S: Store>: Sendable {
         let profiles = try await mapper.profiles(result.items.compactMap { $0.actors.first?.id })
         var notifications: [Mastodon.Notification] = []
         for group in result.items {
-            guard let actor = group.actors.first, let account = profiles[actor.id].map({ mapper.account($0) })
-            else { continue }
-            var status: Mastodon.Status?
-            if let postID = group.post?.id, let post = try await store.post(id: postID, viewer: mapper.viewer) {
-                if let comment = group.comment, let profile = profiles[actor.id] {
-                    // A comment on the reader's post: the reply itself, as MastodonMapper shows every comment.
-                    let reply = Comment(
-                        id: comment.id, postId: post.id, author: actor, text: comment.text, createdAt: group.createdAt)
-                    status = mapper.status(reply, postAuthor: post.author.id, author: profile)
-                } else {
-                    status = try await mapper.statuses([post]).first
-                }
+            if let notification = try await mapper.notification(group, profiles: profiles) {
+                notifications.append(notification)
             }
-            let type =
-                switch group.kind {
-                case .like: "favourite"
-                // A reply to the reader's post, or a status (a caption or a reply) that names them.
-                case .comment, .mention: "mention"
-                case .follow: "follow"
-                }
-            notifications.append(
-                Mastodon.Notification(
-                    id: String(group.latestId), type: type, createdAt: group.createdAt, groupKey: group.id,
-                    account: account, status: OrNull(status)))
         }
         return try MastodonResponse(
             notifications,

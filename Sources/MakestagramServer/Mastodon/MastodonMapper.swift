@@ -90,3 +90,33 @@ struct MastodonMapper<S: Store>: Sendable {
             id: String(id), following: following, showingReblogs: following, followedBy: followedBy)
     }
 }
+
+extension MastodonMapper {
+    /// The notification an activity group is to a Mastodon client (nil when its actor is gone), with its newest
+    /// action's ID as the notification's, on the list and on the streams alike. `profiles` holds the groups' first
+    /// actors.
+    func notification(_ group: ActivityGroup, profiles: [Int64: UserProfile]) async throws -> Mastodon.Notification? {
+        guard let actor = group.actors.first, let profile = profiles[actor.id] else { return nil }
+        var status: Mastodon.Status?
+        if let postID = group.post?.id, let post = try await store.post(id: postID, viewer: viewer) {
+            if let comment = group.comment {
+                // A comment on the reader's post, or one that names them: the reply itself, as every comment shows.
+                let reply = Comment(
+                    id: comment.id, postId: post.id, author: actor, text: comment.text, createdAt: group.createdAt)
+                status = self.status(reply, postAuthor: post.author.id, author: profile)
+            } else {
+                status = try await statuses([post]).first
+            }
+        }
+        let type =
+            switch group.kind {
+            case .like: "favourite"
+            // A reply to the reader's post, or a status (a caption or a reply) that names them.
+            case .comment, .mention: "mention"
+            case .follow: "follow"
+            }
+        return Mastodon.Notification(
+            id: String(group.latestId), type: type, createdAt: group.createdAt, groupKey: group.id,
+            account: account(profile), status: OrNull(status))
+    }
+}

@@ -9,7 +9,7 @@ import NIOCore
 import NIOWebSocket
 
 /// Mastodon's streaming API as server-sent events, `GET /api/v1/streaming/user`: `update` (a post entering the home
-/// timeline), `notification` (a favourite, reply or follow), `delete` and `status.update`, with a heartbeat comment
+/// timeline), `notification` (a favourite, a reply, a mention or a follow), `delete` and `status.update`, with a heartbeat comment
 /// every 15 seconds. It reads the live engine's committed changes through an ``EventTap``; the stream ends when the
 /// token's session does (log-out, revoked app), when the account closes, or when the reader falls 1,000 events
 /// behind.
@@ -65,7 +65,9 @@ struct MastodonStreaming<S: Store>: Sendable {
             }
             continuation.finish()
         }
-        let body = ResponseBody { [hub, store] writer in
+        let seen = try await Self.newestAction(of: user.id, store: store)
+        let body = ResponseBody { [hub] writer in
+            var mentions = seen
             defer {
                 hub.untap(tap)
                 pump.cancel()
@@ -77,7 +79,7 @@ struct MastodonStreaming<S: Store>: Sendable {
                     try await writer.write(ByteBuffer(string: ":thump\n\n"))
                 case .event(let event):
                     tap.consumed()
-                    if let (name, payload) = try await Self.message(for: event, mapper: mapper, store: store) {
+                    for (name, payload) in try await Self.messages(for: event, mapper: mapper, mentions: &mentions) {
                         try await writer.write(ByteBuffer(string: "event: \(name)\ndata: \(payload)\n\n"))
                     }
                 }
@@ -90,12 +92,42 @@ struct MastodonStreaming<S: Store>: Sendable {
         return Response(status: .ok, headers: headers, body: body)
     }
 
-    /// The event and payload Mastodon sends for a change, if it concerns the reader.
-    static func message(for event: StoreEvent, mapper: MastodonMapper<S>, store: S) async throws -> (String, String)? {
+    /// The ID of the newest action in the user's activity when a stream opens: mentions after it are announced.
+    static func newestAction(of user: Int64, store: S) async throws -> Int64 {
+        try await store.activity(userID: user, page: PageRequest(limit: 1)).items.first?.latestId ?? 0
+    }
+
+    /// The events and payloads Mastodon sends for a change, if it concerns the reader. `mentions` is the newest
+    /// action of the reader's activity already accounted for: a change of their activity announces the mentions of
+    /// them that arrived since (in a caption or in a comment on someone else's post; a comment on their own post is
+    /// announced as it is made), oldest first.
+    static func messages(for event: StoreEvent, mapper: MastodonMapper<S>, mentions: inout Int64) async throws
+        -> [(String, String)]
+    {
+        if case .activityChanged(let user, _) = event {
+            guard user == mapper.viewer else { return [] }
+            let groups = try await mapper.store.activity(userID: user, page: PageRequest(limit: 20)).items
+            let new = groups.filter { $0.kind == .mention && $0.latestId > mentions }
+            mentions = max(mentions, groups.map(\.latestId).max() ?? mentions)
+            let profiles = try await mapper.profiles(new.compactMap { $0.actors.first?.id })
+            var messages: [(String, String)] = []
+            for group in new.reversed() {
+                guard let notification = try await mapper.notification(group, profiles: profiles) else { continue }
+                messages.append(("notification", String(decoding: try Mastodon.encode(notification), as: UTF8.self)))
+            }
+            return messages
+        }
+        return try await message(for: event, mapper: mapper).map { [$0] } ?? []
+    }
+
+    /// The event and payload Mastodon sends for a change of a post, a like, a comment or a follow, if it concerns
+    /// the reader.
+    static func message(for event: StoreEvent, mapper: MastodonMapper<S>) async throws -> (String, String)? {
         func json<T: Encodable>(_ value: T) throws -> String {
             String(decoding: try Mastodon.encode(value), as: UTF8.self)
         }
         let viewer = mapper.viewer
+        let store = mapper.store
         switch event {
         case .postCreated(let post, _):
             guard let fresh = try await store.post(id: post.id, viewer: viewer),
@@ -176,15 +208,18 @@ extension MastodonStreaming {
                 reason: "at most \(limits.rates.maxSocketsPerUser) streams per user; close one first")
         }
         defer { hub.untap(tap) }
+        let seen = try await Self.newestAction(of: user.id, store: store)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [store] in
+            group.addTask {
+                var mentions = seen
                 for await event in tap.events {
                     tap.consumed()
-                    guard let (name, payload) = try await Self.message(for: event, mapper: mapper, store: store)
-                    else { continue }
-                    let frame = try JSONSerialization.data(
-                        withJSONObject: ["stream": ["user"], "event": name, "payload": payload], options: [.sortedKeys])
-                    try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+                    for (name, payload) in try await Self.messages(for: event, mapper: mapper, mentions: &mentions) {
+                        let frame = try JSONSerialization.data(
+                            withJSONObject: ["stream": ["user"], "event": name, "payload": payload],
+                            options: [.sortedKeys])
+                        try await outbound.write(.text(String(decoding: frame, as: UTF8.self)))
+                    }
                 }
                 try await outbound.close(.normalClosure, reason: "stream ended")
             }
