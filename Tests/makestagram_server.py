@@ -1,12 +1,14 @@
 """Starting real `makestagram serve` processes for the Python tests."""
 import os
 import pathlib
+import random
 import re
 import shutil
 import signal
 import socket as sockets
 import subprocess
 import tempfile
+import threading
 import time
 
 import pytest
@@ -150,3 +152,73 @@ class Nginx:
         self.process.terminate()
         self.process.wait(timeout=10)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def like_storm(base: str, post_id: int, likers: list[dict], seconds: float, during=None, after: float = 0.5):
+    """Likes and unlikes from every liker at once for `seconds`, then runs `during` (a kill) and goes on for `after`
+    seconds. Answers which likers' last answer acknowledged a like (True) or an unlike (False), and which had a last
+    request that may or may not have been applied."""
+    acknowledged: dict[int, bool] = {}
+    uncertain: set[int] = set()
+    stop = threading.Event()
+    lock = threading.Lock()
+
+    def storm(index: int):
+        generator = random.Random(index)
+        session = requests.Session()
+        while not stop.is_set():
+            liked = generator.random() < 0.5
+            method = session.put if liked else session.delete
+            try:
+                answer = method(f"{base}/api/v1/posts/{post_id}/like", headers=likers[index], timeout=30)
+            except requests.RequestException:
+                answer = None
+            with lock:
+                if answer is not None and answer.status_code == 200:
+                    acknowledged[index] = liked
+                    uncertain.discard(index)
+                else:
+                    uncertain.add(index)
+            if answer is None:
+                time.sleep(0.05)
+
+    threads = [threading.Thread(target=storm, args=(index,)) for index in range(len(likers))]
+    for thread in threads:
+        thread.start()
+    time.sleep(seconds)
+    if during:
+        during()
+        time.sleep(after)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    return acknowledged, uncertain
+
+
+def wait_for_derived_activity(base: str, author: dict, post_id: int, likes: int):
+    """Waits (15 s at most) until the author's unread count and the likes of the post in their activity equal the
+    rows: what the activity consumer derives from the change log has caught up, nothing applied twice."""
+    deadline = time.time() + 15
+    while True:
+        unread = requests.get(base + "/api/v1/activity/unread", headers=author, timeout=30).json()["unreadCount"]
+        groups = requests.get(base + "/api/v1/activity?limit=50", headers=author, timeout=30).json()["items"]
+        liked = sum(group["actorCount"] for group in groups
+                    if group["kind"] == "like" and group["post"]["id"] == post_id)
+        if unread == likes and liked == likes:
+            return
+        assert time.time() < deadline, f"activity never caught up: {unread} unread, {liked} in groups, {likes} likes"
+        time.sleep(0.2)
+
+
+def assert_acknowledged_likes_stored(base: str, author: dict, post_id: int, acknowledged: dict[int, bool],
+                                     uncertain: set[int]) -> set[str]:
+    """Every like (of `liker{index}`) whose last answer was an acknowledgement is stored as acknowledged, and the
+    post's count equals its rows; answers who likes it now."""
+    answer = requests.get(f"{base}/api/v1/posts/{post_id}/likes?limit=50", headers=author, timeout=30)
+    stored = {user["username"] for user in answer.json()["items"]}
+    for index, liked in acknowledged.items():
+        if index not in uncertain:
+            assert (f"liker{index}" in stored) == liked, f"liker{index}: acknowledged {liked}, stored otherwise"
+    read = requests.get(f"{base}/api/v1/posts/{post_id}", headers=author, timeout=30).json()
+    assert read["likeCount"] == len(stored)
+    return stored
