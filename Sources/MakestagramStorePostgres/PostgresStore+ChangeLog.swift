@@ -73,8 +73,19 @@ extension PostgresStore {
             if rows.count <= limit {
                 // Everything visible was taken: below the snapshot's oldest running transaction nothing can appear.
                 next.watermark = xmin
-                next.applied = next.applied.filter { $0.value >= xmin }
+            } else {
+                // More is waiting: the watermark still moves up to the oldest transaction with a change not taken
+                // (or still running), so that the set of changes applied above it stays about one batch, whatever
+                // the backlog (otherwise each read would filter an ever longer list).
+                let oldest = try await connection.query(
+                    """
+                    SELECT min(xid)::text FROM changes WHERE xid >= \(String(position.watermark))::text::xid8
+                      AND NOT seq = ANY(\(Array(next.applied.keys))::bigint[])
+                    """, logger: logger
+                ).collect().first?.decode(String?.self).flatMap { UInt64($0) }
+                next.watermark = max(position.watermark, min(xmin, oldest ?? xmin))
             }
+            next.applied = next.applied.filter { $0.value >= next.watermark }
             // The watermark moves on by itself as transactions end: a batch that read nothing is not worth a write.
             return ChangeBatch(changes: changes, read: taken, from: position.text, to: next.text)
         }
@@ -90,8 +101,13 @@ extension PostgresStore {
             ).collect()
             guard !moved.isEmpty else { return false }
             var touched = Set<Int64>()
-            for write in writes {
-                touched.formUnion(try await Self.apply(write, connection, logger: logger))
+            for step in ActivityWrite.coalesced(writes) {
+                switch step {
+                case .bySource(let remove, let add):
+                    touched.formUnion(try await Self.apply(remove: remove, add: add, connection, logger: logger))
+                case .other(let write):
+                    touched.formUnion(try await Self.apply(write, connection, logger: logger))
+                }
             }
             if !touched.isEmpty {
                 for row in try await connection.query(
@@ -104,6 +120,52 @@ extension PostgresStore {
             }
             return true
         }
+    }
+
+    /// Withdraws the entries of `remove` and adds `add` (distinct sources) in two statements, in the current
+    /// transaction; answers the users whose activity changed.
+    static func apply(remove: [String], add: [ActivityEntry], _ connection: PostgresConnection, logger: Logger)
+        async throws -> [Int64]
+    {
+        var touched: [Int64] = []
+        if !remove.isEmpty {
+            for row in try await connection.query(
+                "DELETE FROM activity WHERE source = ANY(\(remove)::text[]) RETURNING recipient_id", logger: logger
+            ).collect() {
+                touched.append(try row.decode(Int64.self))
+            }
+        }
+        if !add.isEmpty {
+            // Arrays cannot hold NULL here: 0 stands for no post or comment (IDs start at 1). Entries are inserted in
+            // their order: an entry's ID orders the activity list.
+            let recipients = add.map(\.recipient)
+            let actors = add.map(\.actor)
+            let kinds = add.map(\.kind.rawValue)
+            let posts = add.map { $0.post ?? 0 }
+            let comments = add.map { $0.comment ?? 0 }
+            let sources = add.map(\.source)
+            let groups = add.map(\.group)
+            let unread = add.map { $0.unread ? 1 : 0 }
+            let created = add.map(\.createdAt.timeIntervalSince1970)
+            for row in try await connection.query(
+                """
+                INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key, unread,
+                  created_at)
+                SELECT e.recipient, e.actor, e.kind, NULLIF(e.post, 0), NULLIF(e.comment, 0), e.source, e.grp,
+                  e.unread, e.created
+                FROM unnest(\(recipients)::bigint[], \(actors)::bigint[], \(kinds)::text[], \(posts)::bigint[],
+                  \(comments)::bigint[], \(sources)::text[], \(groups)::text[], \(unread)::int[],
+                  \(created)::float8[]) WITH ORDINALITY
+                  AS e(recipient, actor, kind, post, comment, source, grp, unread, created, n)
+                WHERE EXISTS (SELECT 1 FROM users WHERE id = e.recipient)
+                ORDER BY e.n
+                ON CONFLICT (source) DO NOTHING RETURNING recipient_id
+                """, logger: logger
+            ).collect() {
+                touched.append(try row.decode(Int64.self))
+            }
+        }
+        return touched
     }
 
     /// Applies one activity write in the current transaction; answers the users whose activity it changed.

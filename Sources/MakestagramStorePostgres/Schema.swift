@@ -32,6 +32,7 @@ enum Schema {
         ("v17 people search by two letters", v17),
         ("v18 activity derived from the change log", v18),
         ("v19 like records built from the record's own keys", v19),
+        ("v20 likes hold their posts' authors without blocking the activity consumer", v20),
     ]
 
     static let v1 = """

@@ -74,6 +74,54 @@ public enum ActivityWrite: Sendable, Equatable {
     case keepPostMentions(post: Int64, sources: Set<String>)
 }
 
+extension ActivityWrite {
+    /// The same writes in fewer statements, with the same result: each run of adds and removes by source becomes
+    /// one removal of the sources that any of them removed and one insertion of the entries that stand at the end
+    /// (a source's first add after its last remove; with no remove, its first add, which the table keeps only when
+    /// the source is not there yet). Writes by post, comment or actor stay where they were, between runs. A batch of
+    /// likes and unlikes is two statements however long it is.
+    public static func coalesced(_ writes: [ActivityWrite]) -> [CoalescedActivityWrite] {
+        var result: [CoalescedActivityWrite] = []
+        var removed: [String] = []
+        var removedSet: Set<String> = []
+        var added: [String: ActivityEntry] = [:]
+        var order: [String] = []
+        func flush() {
+            guard !removed.isEmpty || !order.isEmpty else { return }
+            result.append(.bySource(remove: removed, add: order.compactMap { added[$0] }))
+            removed = []
+            removedSet = []
+            added = [:]
+            order = []
+        }
+        for write in writes {
+            switch write {
+            case .add(let entry):
+                if added[entry.source] == nil {
+                    added[entry.source] = entry
+                    order.append(entry.source)
+                }
+            case .remove(let source):
+                if removedSet.insert(source).inserted { removed.append(source) }
+                if added.removeValue(forKey: source) != nil { order.removeAll { $0 == source } }
+            case .removePost, .removeComment, .removeActor, .keepPostMentions:
+                flush()
+                result.append(.other(write))
+            }
+        }
+        flush()
+        return result
+    }
+}
+
+/// A step of ``ActivityWrite/coalesced(_:)``.
+public enum CoalescedActivityWrite: Sendable, Equatable {
+    /// Withdraws the entries of `remove`, then adds each of `add` unless its source is there (sources distinct).
+    case bySource(remove: [String], add: [ActivityEntry])
+    /// A write by post, comment or actor, as it was.
+    case other(ActivityWrite)
+}
+
 /// Something someone did to a user, as the activity list shows it.
 public struct ActivityEntry: Sendable, Equatable {
     public var recipient: Int64
