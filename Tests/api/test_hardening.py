@@ -450,6 +450,30 @@ def test_an_upload_cut_off_half_way_publishes_nothing(start):
     assert answer.status_code == 201
 
 
+def test_a_multipart_header_name_outside_ascii_is_refused_and_the_server_serves_on(start):
+    """MultipartKit traps on such a byte in a part's header name: one upload must not end the server."""
+    server = start("--rate-limit", "posts=off")
+    headers = {"Authorization": f"Bearer {server.sign_up('nora')}"}
+    photo = (PHOTOS / "chelsea.jpg").read_bytes()
+    boundary = "f269af68c17526eb3f3d5ad404a728bd"
+    bodies = [
+        # A header line with no colon, all of it high bytes (what a fuzzer sent), and a name with one such byte
+        # in a part after a well-formed one.
+        f"--{boundary}\r\n".encode() + "ö\u0092Ëè".encode() + f"--{boundary}--\r\n".encode(),
+        (f"--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\nhi\r\n--{boundary}\r\n"
+         ).encode() + b"Content-Typ\xe9: image/jpeg\r\n\r\n" + photo + f"\r\n--{boundary}--\r\n".encode(),
+    ]
+    for body in bodies:
+        answer = requests.post(f"{server.base}/api/v1/posts", data=body, timeout=30, headers={
+            **headers, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        assert answer.status_code == 400 and answer.json()["code"] == "malformed_body", answer.text
+    # Names and values with UTF-8 where they may have it (a file name) still work.
+    answer = requests.post(f"{server.base}/api/v1/posts", headers=headers, timeout=30,
+                           files={"image": ("café.jpg", photo, "image/jpeg")}, data={"caption": "Café ☕"})
+    assert answer.status_code == 201, answer.text
+    assert server.process.poll() is None
+
+
 def open_sse(server: Server, token: str) -> tuple[requests.Response, threading.Event]:
     """A Mastodon user stream read on a thread of its own; the event is set when the server ends it."""
     response = requests.get(server.base + "/api/v1/streaming/user", headers={"Authorization": f"Bearer {token}"},

@@ -44,6 +44,7 @@ struct MultipartForm {
         }
         let collector = Collector()
         let parser = MultipartParser(boundary: boundary)
+        var headerGuard = MultipartHeaderGuard(boundary: boundary)
         parser.onHeader = { name, value in collector.header(name, value) }
         parser.onBody = { buffer in collector.current.data.writeBuffer(&buffer) }
         parser.onPartComplete = { collector.complete() }
@@ -61,6 +62,7 @@ struct MultipartForm {
             received += chunk.readableBytes
             guard received <= limit else { throw APIError.payloadTooLarge(limit: limit) }
             do {
+                try headerGuard.check(chunk)
                 try parser.execute(chunk)
             } catch {
                 throw APIError.malformedBody("The multipart/form-data body is not well-formed.")
