@@ -10,6 +10,8 @@ public enum Limits {
     public static let bioLength = 0...150
     /// Captions are at most 2,200 characters (Unicode scalars).
     public static let captionLength = 0...2200
+    /// A photo's alt text is at most 1,500 characters (Unicode scalars), line breaks included; empty means none.
+    public static let altTextLength = 0...PostImage.altTextLimit
     /// Comments are 1–2,200 characters (Unicode scalars).
     public static let commentLength = 1...2200
     /// Report reasons are 1–500 characters.

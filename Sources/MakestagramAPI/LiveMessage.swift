@@ -144,6 +144,18 @@ public struct LiveCommentDeleted: Codable, Sendable, Equatable {
     }
 }
 
+/// A post whose photo changed without its caption (its author changed its alt text, or it was given new
+/// renditions): read it again (`GET /api/v1/posts/:id`) if it is on screen.
+public struct LivePhotoChanged: Codable, Sendable, Equatable {
+    public var postId: Int64
+    public var version: Int64
+
+    public init(postId: Int64, version: Int64) {
+        self.postId = postId
+        self.version = version
+    }
+}
+
 /// A post whose author edited its caption.
 public struct LivePostEdited: Codable, Sendable, Equatable {
     public var postId: Int64
@@ -240,6 +252,8 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
     case postCreated(Post)
     /// A subscribed post's caption was edited.
     case postEdited(LivePostEdited)
+    /// A subscribed post's photo changed: its alt text, or its renditions.
+    case photoChanged(LivePhotoChanged)
     /// A subscribed post's author hid or showed its like count.
     case likeCountVisibility(LiveLikeCountVisibility)
     /// A user changed their display name or avatar: every place that shows them takes the new summary.
@@ -264,6 +278,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentDeleted: "comment.deleted"
         case .postCreated: "post.created"
         case .postEdited: "post.edited"
+        case .photoChanged: "post.photoChanged"
         case .likeCountVisibility: "post.likeCountVisibility"
         case .userUpdated: "user.updated"
         case .postDeleted: "post.deleted"
@@ -281,6 +296,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated(let event): (event.postId, event.version)
         case .commentDeleted(let event): (event.postId, event.version)
         case .postEdited(let event): (event.postId, event.version)
+        case .photoChanged(let event): (event.postId, event.version)
         case .likeCountVisibility(let event): (event.postId, event.version)
         case .postDeleted(let event): (event.postId, event.version)
         case .hello, .subscribed, .error, .userUpdated, .activityChanged, .userRemoved: nil
@@ -302,6 +318,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case "comment.deleted": self = .commentDeleted(try LiveCommentDeleted(from: decoder))
         case "post.created": self = .postCreated(try container.decode(Post.self, forKey: .post))
         case "post.edited": self = .postEdited(try LivePostEdited(from: decoder))
+        case "post.photoChanged": self = .photoChanged(try LivePhotoChanged(from: decoder))
         case "post.likeCountVisibility": self = .likeCountVisibility(try LiveLikeCountVisibility(from: decoder))
         case "user.updated": self = .userUpdated(try container.decode(UserSummary.self, forKey: .user))
         case "post.deleted": self = .postDeleted(try LivePostDeleted(from: decoder))
@@ -325,6 +342,7 @@ public enum LiveServerMessage: Codable, Sendable, Equatable {
         case .commentCreated(let body): try body.encode(to: encoder)
         case .commentDeleted(let body): try body.encode(to: encoder)
         case .postEdited(let body): try body.encode(to: encoder)
+        case .photoChanged(let body): try body.encode(to: encoder)
         case .likeCountVisibility(let body): try body.encode(to: encoder)
         case .userUpdated(let user): try container.encode(user, forKey: .user)
         case .postDeleted(let body): try body.encode(to: encoder)

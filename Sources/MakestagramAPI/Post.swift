@@ -62,17 +62,28 @@ public struct PostImage: Codable, Sendable, Equatable {
     /// modern format (WebP), narrowest first, for `srcset` or for choosing by screen size; fall back to ``full``.
     /// Empty for posts stored before variants existed.
     public var variants: [ImageVariant]
+    /// What the photo shows, in the author's words, for those who cannot see it (a screen reader reads it as the
+    /// image's `alt`): at most ``PostImage/altTextLimit`` characters. Nil (absent from the JSON) when the author
+    /// wrote none: say that the photo has no description, never the caption in its place.
+    public var altText: String?
 
-    public init(width: Int, height: Int, full: ImageVariant, thumb: ImageVariant, variants: [ImageVariant] = []) {
+    /// The most characters an alt text may have (Mastodon's limit, and Pixelfed's).
+    public static let altTextLimit = 1_500
+
+    public init(
+        width: Int, height: Int, full: ImageVariant, thumb: ImageVariant, variants: [ImageVariant] = [],
+        altText: String? = nil
+    ) {
         self.width = width
         self.height = height
         self.full = full
         self.thumb = thumb
         self.variants = variants
+        self.altText = altText
     }
 
     private enum CodingKeys: String, CodingKey {
-        case width, height, full, thumb, variants
+        case width, height, full, thumb, variants, altText
     }
 
     public init(from decoder: any Decoder) throws {
@@ -82,6 +93,7 @@ public struct PostImage: Codable, Sendable, Equatable {
         full = try container.decode(ImageVariant.self, forKey: .full)
         thumb = try container.decode(ImageVariant.self, forKey: .thumb)
         variants = try container.decodeIfPresent([ImageVariant].self, forKey: .variants) ?? []
+        altText = try container.decodeIfPresent(String.self, forKey: .altText)
     }
 
     /// The narrowest rendition at least `pixels` wide (the widest when none is): a responsive variant, else

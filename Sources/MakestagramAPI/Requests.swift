@@ -47,10 +47,13 @@ public struct EditPostRequest: Codable, Sendable {
     public var caption: String?
     /// Hide the like count from everyone else (true) or show it again (false); absent: unchanged.
     public var hideLikeCount: Bool?
+    /// The photo's new alt text (``PostImage/altText``; empty removes it); absent: unchanged.
+    public var altText: String?
 
-    public init(caption: String? = nil, hideLikeCount: Bool? = nil) {
+    public init(caption: String? = nil, hideLikeCount: Bool? = nil, altText: String? = nil) {
         self.caption = caption
         self.hideLikeCount = hideLikeCount
+        self.altText = altText
     }
 }
 

@@ -149,14 +149,16 @@ extension APIClient {
         try await send(.get, "/posts/\(id)")
     }
 
-    /// Shares a photo (JPEG, PNG, WebP or HEIC bytes), cut by the server as `crop` says. `progress` gets the
-    /// fraction of the upload sent.
+    /// Shares a photo (JPEG, PNG, WebP or HEIC bytes), cut by the server as `crop` says, with what it shows for
+    /// those who cannot see it (`altText`, at most ``Limits/altTextLength``). `progress` gets the fraction of the
+    /// upload sent.
     public func createPost(
         image: Data, fileName: String = "photo.jpg", caption: String = "", crop: PhotoCrop = .original,
-        progress: (@Sendable (Double) -> Void)? = nil
+        altText: String? = nil, progress: (@Sendable (Double) -> Void)? = nil
     ) async throws -> Post {
-        let form = MultipartForm(
-            fields: ["caption": caption, "crop": crop.rawValue], file: (field: "image", name: fileName, data: image))
+        var fields = ["caption": caption, "crop": crop.rawValue]
+        if let altText { fields["altText"] = altText }
+        let form = MultipartForm(fields: fields, file: (field: "image", name: fileName, data: image))
         let data = try await sendForData(
             .post, "/posts", body: (form.body, form.contentType), progress: progress ?? { _ in })
         do {
@@ -169,6 +171,11 @@ extension APIClient {
     /// Replaces the caption of one of the viewer's posts; answers the post as it is now.
     public func editCaption(of id: Int64, to caption: String) async throws -> Post {
         try await send(.patch, "/posts/\(id)", json: EditPostRequest(caption: caption))
+    }
+
+    /// Replaces the alt text of one of the viewer's posts' photo (empty removes it); answers the post as it is now.
+    public func editAltText(of id: Int64, to altText: String) async throws -> Post {
+        try await send(.patch, "/posts/\(id)", json: EditPostRequest(altText: altText))
     }
 
     /// Hides the like count of one of the viewer's posts from everyone else (true), or shows it again.

@@ -99,10 +99,10 @@ public final class Makestagram {
     @discardableResult
     public func share(
         image: Data, fileName: String = "photo.jpg", caption: String = "", crop: PhotoCrop = .original,
-        progress: (@Sendable (Double) -> Void)? = nil
+        altText: String? = nil, progress: (@Sendable (Double) -> Void)? = nil
     ) async throws -> PostModel {
         let post = try await client.createPost(
-            image: image, fileName: fileName, caption: caption, crop: crop, progress: progress)
+            image: image, fileName: fileName, caption: caption, crop: crop, altText: altText, progress: progress)
         feeds[.home]?.insert(post)
         feeds[.user(post.author.username)]?.insert(post)
         return posts.model(for: post)

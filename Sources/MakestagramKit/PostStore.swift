@@ -107,6 +107,13 @@ public final class PostStore {
                 created: nil, deleted: event.commentId, commentCount: event.commentCount, version: event.version)
         case .postEdited(let event):
             existing(event.postId)?.mergeCaption(event.caption, editedAt: event.editedAt, version: event.version)
+        case .photoChanged(let event):
+            // The message says only that it changed (its alt text, or its renditions): read it again.
+            guard let model = existing(event.postId), model.server.version < event.version else { break }
+            Task { [weak self, client] in
+                guard let post = try? await client.post(event.postId) else { return }
+                self?.existing(post.id)?.merge(post)
+            }
         case .likeCountVisibility(let event):
             existing(event.postId)?.mergeLikeCountVisibility(
                 hidden: event.likeCountHidden, likeCount: event.likeCount, version: event.version)

@@ -45,11 +45,11 @@ public final class EventTap: Sendable {
         case .likeChanged(let change): change.liked && change.authorID == user && change.actor.id != user
         case .followChanged(let follower, let followee, let following):
             following && followee == user && follower != user
-        case .commentCreated, .captionEdited: true
+        case .commentCreated, .captionEdited, .imageChanged: true
         // A change of their activity may be a mention of them.
         case .activityChanged(let recipient, _): recipient == user
         case .sessionEnded, .userRemoved, .changesMissed: false
-        case .commentDeleted, .likeCountHiddenChanged, .imageChanged, .profileChanged, .userRestored: false
+        case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored: false
         }
     }
 }

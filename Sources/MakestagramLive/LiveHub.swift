@@ -206,9 +206,12 @@ public final class LiveHub: Service {
             for connection in recipients.values { connection.deliverDeletion(delivery, drains: drains) }
             drains.run()
             deliveries.increment(by: recipients.count)
-        case .imageChanged:
-            // New renditions of a photo already shown: screens keep what they show; new reads carry them.
-            return
+        case .imageChanged(let postID, let version):
+            // Its alt text or its renditions: screens showing it read it again.
+            deliver(
+                LiveDelivery(
+                    postID: postID, version: version,
+                    message: .photoChanged(LivePhotoChanged(postId: postID, version: version))))
         case .followChanged:
             // Nothing on screen shows follows live yet; the follower's next timeline read has the followee's posts.
             return

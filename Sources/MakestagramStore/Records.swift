@@ -101,10 +101,12 @@ public struct NewPost: Sendable {
     public var thumb: StoredVariant
     /// The responsive variants, narrowest first.
     public var variants: [StoredVariant]
+    /// The photo's description (``PostImage/altText``), checked already.
+    public var altText: String?
 
     public init(
         authorID: Int64, caption: String, width: Int, height: Int, full: StoredVariant, thumb: StoredVariant,
-        variants: [StoredVariant] = []
+        variants: [StoredVariant] = [], altText: String? = nil
     ) {
         self.authorID = authorID
         self.caption = caption
@@ -113,6 +115,7 @@ public struct NewPost: Sendable {
         self.full = full
         self.thumb = thumb
         self.variants = variants
+        self.altText = altText
     }
 }
 

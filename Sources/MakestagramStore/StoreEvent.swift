@@ -17,8 +17,8 @@ public enum StoreEvent: Sendable, Equatable {
     case likeCountHiddenChanged(postID: Int64, authorID: Int64, hidden: Bool, likeCount: Int, version: Int64)
     /// A post's author edited its caption.
     case captionEdited(postID: Int64, caption: String, editedAt: Date, version: Int64)
-    /// A post stored before responsive variants was given them: its JSON must be rendered again (nothing a screen
-    /// shows changes, so no live message is sent).
+    /// A post's photo changed without its caption: it was given responsive variants, or its author changed its alt
+    /// text. Its JSON must be rendered again, and screens showing it read it again (`post.photoChanged`).
     case imageChanged(postID: Int64, version: Int64)
     /// A post was deleted; `audience` is everyone whose home timeline it left.
     case postDeleted(postID: Int64, version: Int64, audience: [Int64])

@@ -16,7 +16,7 @@ enum PostRows {
               p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
               u.id, u.username, u.display_name, u.avatar_file,
               EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = \(sql.bind(viewer))),
-              p.likers_preview, p.edited_at, p.hide_like_count, p.variants
+              p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text
             """)
     }
 
@@ -26,7 +26,7 @@ enum PostRows {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
-                String, String?, Bool, String, Double?, Bool, String?
+                String, String?, Bool, String, Double?, Bool, String?, String?
             ).self)
         return Post(
             id: columns.0,
@@ -39,7 +39,7 @@ enum PostRows {
                 width: columns.3, height: columns.4,
                 full: StoredVariant(fileName: columns.5, width: columns.6, height: columns.7).image,
                 thumb: StoredVariant(fileName: columns.8, width: columns.9, height: columns.10).image,
-                variants: StoredVariant.variants(column: columns.22).map(\.image)),
+                variants: StoredVariant.variants(column: columns.22).map(\.image), altText: columns.23),
             likeCount: columns.11,
             commentCount: columns.12,
             viewerHasLiked: columns.18,

@@ -5,17 +5,18 @@ import PostgresNIO
 
 extension PostgresStore {
     static let uploadColumns = """
-        user_id, width, height, full_file, full_width, full_height, thumb_file, thumb_width, thumb_height, variants
+        user_id, width, height, full_file, full_width, full_height, thumb_file, thumb_width, thumb_height, variants,
+        alt_text
         """
 
     static func upload(_ row: PostgresRow) throws -> NewPost {
-        let (user, width, height, full, fullWidth, fullHeight, thumb, thumbWidth, thumbHeight, variants) =
-            try row.decode((Int64, Int, Int, String, Int, Int, String, Int, Int, String?).self)
+        let (user, width, height, full, fullWidth, fullHeight, thumb, thumbWidth, thumbHeight, variants, altText) =
+            try row.decode((Int64, Int, Int, String, Int, Int, String, Int, Int, String?, String?).self)
         return NewPost(
             authorID: user, caption: "", width: width, height: height,
             full: StoredVariant(fileName: full, width: fullWidth, height: fullHeight),
             thumb: StoredVariant(fileName: thumb, width: thumbWidth, height: thumbHeight),
-            variants: StoredVariant.variants(column: variants))
+            variants: StoredVariant.variants(column: variants), altText: altText)
     }
 
     public func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (
@@ -35,10 +36,10 @@ extension PostgresStore {
             let rows = try await connection.query(
                 """
                 INSERT INTO media_uploads (user_id, width, height, full_file, full_width, full_height, thumb_file,
-                  thumb_width, thumb_height, variants, created_at)
+                  thumb_width, thumb_height, variants, alt_text, created_at)
                 VALUES (\(image.authorID), \(image.width), \(image.height), \(image.full.fileName),
                   \(image.full.width), \(image.full.height), \(image.thumb.fileName), \(image.thumb.width),
-                  \(image.thumb.height), \(StoredVariant.column(image.variants)), \(Self.now))
+                  \(image.thumb.height), \(StoredVariant.column(image.variants)), \(image.altText), \(Self.now))
                 RETURNING id
                 """, logger: logger
             ).collect()
@@ -53,6 +54,19 @@ extension PostgresStore {
                 SELECT \(unescaped: Self.uploadColumns) FROM media_uploads WHERE id = \(id) AND user_id = \(userID)
                 """, logger: logger
             ).collect().first.map(Self.upload)
+        }
+    }
+
+    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost {
+        try await write { [logger] connection, _ in
+            let rows = try await connection.query(
+                """
+                UPDATE media_uploads SET alt_text = \(altText) WHERE id = \(id) AND user_id = \(userID)
+                RETURNING \(unescaped: Self.uploadColumns)
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("media") }
+            return try Self.upload(row)
         }
     }
 

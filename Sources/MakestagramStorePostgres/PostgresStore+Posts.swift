@@ -34,10 +34,10 @@ extension PostgresStore {
         let rows = try await connection.query(
             """
             INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-              thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
+              thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count)
             VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
               \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
-              \(post.thumb.height), \(StoredVariant.column(post.variants)), \(Self.now),
+              \(post.thumb.height), \(StoredVariant.column(post.variants)), \(post.altText), \(Self.now),
               coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
             RETURNING id
             """, logger: logger
@@ -93,6 +93,30 @@ extension PostgresStore {
                 changes.publish(
                     .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
             }
+            return post
+        }
+    }
+
+    public func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post {
+        try await write { [logger] connection, changes in
+            let rows = try await connection.query(
+                "SELECT author_id, alt_text FROM posts WHERE id = \(postID) FOR NO KEY UPDATE", logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("post") }
+            let (author, old) = try row.decode((Int64, String?).self)
+            guard author == viewer else { throw StoreError.forbidden }
+            if old != altText {
+                try await connection.query(
+                    "UPDATE posts SET alt_text = \(altText), version = version + 1 WHERE id = \(postID)",
+                    logger: logger)
+            }
+            guard
+                let post = try await Self.post(
+                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            else {
+                throw StoreError.notFound("post")
+            }
+            if old != altText { changes.publish(.imageChanged(postID: postID, version: post.version)) }
             return post
         }
     }

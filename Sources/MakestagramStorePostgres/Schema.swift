@@ -33,6 +33,7 @@ enum Schema {
         ("v18 activity derived from the change log", v18),
         ("v19 like records built from the record's own keys", v19),
         ("v20 likes hold their posts' authors without blocking the activity consumer", v20),
+        ("v21 alt text", v21),
     ]
 
     static let v1 = """

@@ -78,6 +78,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v14 app tokens", migrate: Schema.v14)
         migrator.registerMigration("v15 people search by two letters", migrate: Schema.v15)
         migrator.registerMigration("v16 the change log, and activity derived from it", migrate: Schema.v16)
+        migrator.registerMigration("v17 alt text", migrate: Schema.v17)
         return migrator
     }
 }

@@ -13,7 +13,7 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        p.likers_preview, p.edited_at, p.hide_like_count, p.variants
+        p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text
         """
 
     /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page), leaving the
@@ -23,6 +23,7 @@ enum PostQuery {
         let likers: String = row[19]
         let editedAt: Double? = row[20]
         let variants: String? = row[22]
+        let altText: String? = row[23]
         return Post(
             id: row[0],
             createdAt: Date(timeIntervalSince1970: row[1]),
@@ -33,7 +34,7 @@ enum PostQuery {
                 width: row[3], height: row[4],
                 full: StoredVariant(fileName: row[5], width: row[6], height: row[7]).image,
                 thumb: StoredVariant(fileName: row[8], width: row[9], height: row[10]).image,
-                variants: StoredVariant.variants(column: variants).map(\.image)),
+                variants: StoredVariant.variants(column: variants).map(\.image), altText: altText),
             likeCount: row[11],
             commentCount: row[12],
             viewerHasLiked: row[18],

@@ -9,7 +9,7 @@ extension SQLiteStore {
             authorID: row["user_id"], caption: "", width: row["width"], height: row["height"],
             full: StoredVariant(fileName: row["full_file"], width: row["full_width"], height: row["full_height"]),
             thumb: StoredVariant(fileName: row["thumb_file"], width: row["thumb_width"], height: row["thumb_height"]),
-            variants: StoredVariant.variants(column: row["variants"]))
+            variants: StoredVariant.variants(column: row["variants"]), altText: row["alt_text"])
     }
 
     public func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (
@@ -26,13 +26,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO media_uploads (user_id, width, height, full_file, full_width, full_height, thumb_file,
-                      thumb_width, thumb_height, variants, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      thumb_width, thumb_height, variants, alt_text, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     image.authorID, image.width, image.height, image.full.fileName, image.full.width,
                     image.full.height, image.thumb.fileName, image.thumb.width, image.thumb.height,
-                    StoredVariant.column(image.variants), Self.now,
+                    StoredVariant.column(image.variants), image.altText, Self.now,
                 ])
             return (db.lastInsertedRowID, expired)
         }
@@ -43,6 +43,17 @@ extension SQLiteStore {
             try Row.fetchOne(
                 db, sql: "SELECT * FROM media_uploads WHERE id = ? AND user_id = ?", arguments: [id, userID]
             ).map(Self.upload)
+        }
+    }
+
+    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "UPDATE media_uploads SET alt_text = ? WHERE id = ? AND user_id = ? RETURNING *",
+                    arguments: [altText, id, userID])
+            else { throw StoreError.notFound("media") }
+            return Self.upload(row)
         }
     }
 

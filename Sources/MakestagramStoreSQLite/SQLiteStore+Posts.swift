@@ -25,13 +25,13 @@ extension SQLiteStore {
         try db.execute(
             sql: """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                  thumb_file, thumb_width, thumb_height, variants, created_at, hide_like_count)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
+                  thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
                 """,
             arguments: [
                 post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
                 post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height,
-                StoredVariant.column(post.variants), Self.now, post.authorID,
+                StoredVariant.column(post.variants), post.altText, Self.now, post.authorID,
             ])
         let id = db.lastInsertedRowID
         try Self.file(db, postID: id, caption: post.caption)
@@ -79,6 +79,27 @@ extension SQLiteStore {
                 try publishOnCommit(
                     db, .captionEdited(postID: postID, caption: caption, editedAt: editedAt, version: post.version))
             }
+            return post
+        }
+    }
+
+    public func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post {
+        try await write { db in
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT author_id, alt_text FROM posts WHERE id = ?", arguments: [postID])
+            else { throw StoreError.notFound("post") }
+            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            let changed = (row["alt_text"] as String?) != altText
+            if changed {
+                try db.execute(
+                    sql: "UPDATE posts SET alt_text = ?, version = version + 1 WHERE id = ?",
+                    arguments: [altText, postID])
+            }
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+                throw StoreError.notFound("post")
+            }
+            if changed { try publishOnCommit(db, .imageChanged(postID: postID, version: post.version)) }
             return post
         }
     }

@@ -54,6 +54,7 @@ public enum WebClient {
         let limits: [(String, String)] = [
             ("usernameLength", range(Limits.usernameLength)), ("passwordBytes", range(Limits.passwordBytes)),
             ("displayNameLength", range(Limits.displayNameLength)), ("captionLength", range(Limits.captionLength)),
+            ("altTextLength", range(Limits.altTextLength)),
             ("commentLength", range(Limits.commentLength)), ("reportReasonLength", range(Limits.reportReasonLength)),
             ("bioLength", range(Limits.bioLength)),
             ("moderationReasonLength", range(Limits.moderationReasonLength)),

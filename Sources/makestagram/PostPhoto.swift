@@ -12,6 +12,7 @@ struct PostPhoto: AsyncParsableCommand {
 
     @Argument(help: "The photo file.", completion: .file()) var image: String
     @Option(help: "The caption (up to 2,200 characters).") var caption = ""
+    @Option(help: "What the photo shows, for people who cannot see it (up to 1,500 characters).") var altText: String?
     @Option(help: "Cut the photo around its centre: original (whole), square, portrait (4:5) or landscape (1.91:1).")
     var crop: PhotoCrop = .original
     @Flag(help: "Print the new post as JSON.") var json = false
@@ -28,7 +29,7 @@ struct PostPhoto: AsyncParsableCommand {
             do {
                 post = try await context.app.share(
                     image: data, fileName: URL(fileURLWithPath: image).lastPathComponent, caption: caption,
-                    crop: crop, progress: { bar.update($0) })
+                    crop: crop, altText: altText, progress: { bar.update($0) })
                 bar.finish()
             } catch {
                 bar.end()

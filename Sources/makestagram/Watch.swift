@@ -66,6 +66,7 @@ struct Watch: AsyncParsableCommand {
                 "📷 new post \(post.id) by \(post.author.username)"
                     + (post.caption.isEmpty ? "" : ": \"\(post.caption)\"")
             case .postEdited(let event): "✎ post \(event.postId) now reads: \"\(event.caption)\""
+            case .photoChanged(let event): "✎ post \(event.postId)'s photo changed (its description or renditions)"
             case .likeCountVisibility(let event):
                 event.likeCountHidden
                     ? "✎ post \(event.postId) hides its like count"

@@ -36,6 +36,63 @@ struct SettledSink {
         }
     }
 
+    /// A photo's alt text is kept whole from its post (or its upload ahead) to every read; only the author changes
+    /// it, a change grows the version and is published, and every list sees it.
+    @Test(arguments: StoreFactory.all)
+    func altTextIsKeptReadEverywhereAndChangedOnlyByTheAuthor(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            let described = String(repeating: "é", count: 1_499) + "\u{1F408}"
+            let created = try await store.createPost(
+                NewPost(
+                    authorID: alice, caption: "Our cat", width: 400, height: 300,
+                    full: StoredVariant(fileName: "altf.jpg", width: 400, height: 300),
+                    thumb: StoredVariant(fileName: "altt.jpg", width: 320, height: 320), altText: described))
+            #expect(created.image.altText == described)
+            let listed = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
+            #expect(listed.image.altText == described)
+            #expect(try await store.posts(ids: [created.id], viewer: bob).first?.image.altText == described)
+            _ = try await sink.take()
+
+            await #expect(throws: StoreError.forbidden) {
+                _ = try await store.setAltText(postID: created.id, viewer: bob, altText: "mine")
+            }
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.setAltText(postID: created.id + 1000, viewer: alice, altText: "x")
+            }
+            let edited = try await store.setAltText(postID: created.id, viewer: alice, altText: "A grey cat asleep")
+            #expect(edited.image.altText == "A grey cat asleep" && edited.version > created.version)
+            #expect(edited.caption == "Our cat" && edited.editedAt == nil, "the caption was not edited")
+            #expect(
+                try await sink.take().contains(.imageChanged(postID: created.id, version: edited.version)),
+                "screens showing it hear of it")
+            let seen = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
+            #expect(seen.image.altText == "A grey cat asleep" && seen.version == edited.version)
+            let same = try await store.setAltText(postID: created.id, viewer: alice, altText: "A grey cat asleep")
+            #expect(same.version == edited.version, "the same text changes nothing")
+            let cleared = try await store.setAltText(postID: created.id, viewer: alice, altText: nil)
+            #expect(cleared.image.altText == nil && cleared.version > edited.version)
+
+            // A photo uploaded ahead keeps its alt text, which can change until it is posted, by its owner only.
+            let upload = try await store.createMediaUpload(
+                NewPost(
+                    authorID: alice, caption: "", width: 400, height: 300,
+                    full: StoredVariant(fileName: "upf.jpg", width: 400, height: 300),
+                    thumb: StoredVariant(fileName: "upt.jpg", width: 320, height: 320), altText: "first words"),
+                expiringBefore: .distantPast)
+            #expect(try await store.mediaUpload(id: upload.id, userID: alice)?.altText == "first words")
+            await #expect(throws: StoreError.notFound("media")) {
+                _ = try await store.setUploadAltText(id: upload.id, userID: bob, altText: "x")
+            }
+            let changed = try await store.setUploadAltText(id: upload.id, userID: alice, altText: "A dog")
+            #expect(changed.altText == "A dog")
+            let posted = try await store.createPost(fromUpload: upload.id, userID: alice, caption: "Dog")
+            #expect(posted.image.altText == "A dog")
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func likesPublishTheStateAfterTheCommitOnlyWhenSomethingChanged(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in

@@ -49,6 +49,9 @@ def test_live_messages_match_the_document(server):
     assert receive(socket)["type"] == "comment.created"
     requests.delete(f"{v1}/comments/{comment['id']}", headers=alice, timeout=30)
     assert receive(socket)["type"] == "comment.deleted"
+    requests.patch(f"{v1}/posts/{post['id']}", headers=alice, json={"altText": "A cat"}, timeout=30)
+    changed = receive(socket)
+    assert changed["type"] == "post.photoChanged" and changed["postId"] == post["id"]
     requests.put(f"{v1}/users/livealice/follow", headers=bob, timeout=30)
     with open(PHOTOS / "chelsea.jpg", "rb") as photo:
         requests.post(v1 + "/posts", headers=alice, files={"image": photo}, timeout=30)

@@ -208,6 +208,30 @@ def test_the_websocket_stream_delivers_live_and_revoking_the_app_in_settings_cut
         handle.close()
 
 
+def test_alt_text_through_mastodon_py_before_and_after_posting(public):
+    base, _ = public
+    sign_up(base, "alma")
+    alma = log_in(base, "alma")
+    media = alma.media_post(str(PHOTOS / "rocket.jpg"), description="A rocket on its pad")
+    assert media.description == "A rocket on its pad"
+    assert alma.media_update(media.id, description="A white rocket at dawn").description == "A white rocket at dawn"
+    with pytest.raises(MastodonAPIError) as refused:
+        alma.media_update(media.id, description="x" * 1_501)
+    assert refused.value.args[1] == 422
+    status = alma.status_post("Launch day", media_ids=[media.id])
+    assert status.media_attachments[0].description == "A white rocket at dawn"
+    # After posting too (Mastodon itself needs a status edit): the attachment has the status's ID.
+    assert status.media_attachments[0].id == status.id
+    alma.media_update(status.media_attachments[0].id, description="A white rocket, seen from the beach")
+    assert alma.status(status.id).media_attachments[0].description == "A white rocket, seen from the beach"
+    # None written: null, never the caption.
+    plain = alma.status_post("No words", media_ids=[alma.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert plain.media_attachments[0].description is None
+    with pytest.raises(MastodonAPIError) as too_long:
+        alma.media_post(str(PHOTOS / "rocket.jpg"), description="y" * 1_501)
+    assert too_long.value.args[1] == 422
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")

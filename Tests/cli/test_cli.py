@@ -75,8 +75,15 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert post["caption"] == "Coffee" and post["image"]["height"] > post["image"]["width"]
     assert "100%" in posted.stderr, "a progress bar was drawn"
 
-    square = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--crop", "square", "--json").stdout)
+    square = json.loads(ann.run("post", str(PHOTOS / "hubble.jpg"), "--crop", "square", "--json",
+                                "--alt-text", "A field of galaxies").stdout)
     assert square["image"]["width"] == square["image"]["height"] == 872
+    assert square["image"]["altText"] == "A field of galaxies"
+    described = ann.run("edit", str(square["id"]), "--alt-text", "Galaxies, some spiral").stdout
+    assert 'described as: "Galaxies, some spiral"' in described
+    assert "Removed the alt text" in ann.run("edit", str(square["id"]), "--alt-text", "").stdout
+    too_long = ann.run("edit", str(square["id"]), "--alt-text", "x" * 1_501, ok=False)
+    assert too_long.returncode != 0 and "1,500" in too_long.stderr
     ann.run("delete", str(square["id"]))
 
     ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")

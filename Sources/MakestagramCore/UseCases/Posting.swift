@@ -21,12 +21,13 @@ package struct Posting<S: Store>: Sendable {
         let input = try await read()
         let caption =
             try input.caption.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) } ?? ""
+        let altText = try Self.altText(input.altText)
         let stored = try await core.worker.store(input.photo, crop: input.crop.processorCrop)
         do {
             return try await store.createPost(
                 NewPost(
                     authorID: user, caption: caption, width: stored.width, height: stored.height, full: stored.full,
-                    thumb: stored.thumb, variants: stored.variants))
+                    thumb: stored.thumb, variants: stored.variants, altText: altText))
         } catch {
             core.media.remove(stored.fileNames)
             throw error
@@ -36,12 +37,16 @@ package struct Posting<S: Store>: Sendable {
     /// Keeps a photo ahead of the post that will show it (Mastodon's media attachments); answers its ID and what was
     /// stored. Uploads left unposted for ``uploadLifetime`` are forgotten meanwhile, their files removed. The limit
     /// is taken before `read` is asked for the photo.
-    package func upload(by user: Int64, read: () async throws -> Data) async throws -> (id: Int64, image: NewPost) {
+    package func upload(by user: Int64, read: () async throws -> (photo: Data, altText: String?)) async throws -> (
+        id: Int64, image: NewPost
+    ) {
         try core.protection.take(.posts, user: user)
-        let stored = try await core.worker.store(try await read())
+        let input = try await read()
+        let altText = try Self.altText(input.altText)
+        let stored = try await core.worker.store(input.photo)
         let image = NewPost(
             authorID: user, caption: "", width: stored.width, height: stored.height, full: stored.full,
-            thumb: stored.thumb, variants: stored.variants)
+            thumb: stored.thumb, variants: stored.variants, altText: altText)
         let upload: (id: Int64, expired: [String])
         do {
             upload = try await store.createMediaUpload(
@@ -60,11 +65,14 @@ package struct Posting<S: Store>: Sendable {
         return try await store.createPost(fromUpload: upload, userID: user, caption: caption)
     }
 
-    /// Changes what the author asked (nil leaves it): the caption, whether others see the like count. Asking for
-    /// nothing changes nothing and answers the post, but only to its author.
-    package func edit(postID: Int64, by user: Int64, caption raw: String?, hideLikeCount: Bool?) async throws -> Post {
+    /// Changes what the author asked (nil leaves it): the caption, whether others see the like count, the photo's
+    /// alt text (empty: none). Asking for nothing changes nothing and answers the post, but only to its author.
+    package func edit(
+        postID: Int64, by user: Int64, caption raw: String?, hideLikeCount: Bool?, altText rawAltText: String? = nil
+    ) async throws -> Post {
         let caption = try raw.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) }
-        guard caption != nil || hideLikeCount != nil else {
+        let altText = try rawAltText.map { try Self.altText($0) }
+        guard caption != nil || hideLikeCount != nil || altText != nil else {
             guard let post = try await store.post(id: postID, viewer: user) else {
                 throw UseCaseError.notFound("post")
             }
@@ -77,8 +85,24 @@ package struct Posting<S: Store>: Sendable {
         if let hideLikeCount {
             post = try await store.setLikeCountHidden(postID: postID, viewer: user, hidden: hideLikeCount)
         }
+        if let altText { post = try await store.setAltText(postID: postID, viewer: user, altText: altText) }
         guard let post else { throw UseCaseError.notFound("post") }
         return post
+    }
+
+    /// Changes the alt text of a photo the user uploaded and has not posted yet (empty: none); answers the upload.
+    package func setUploadAltText(id: Int64, by user: Int64, altText raw: String) async throws -> NewPost {
+        let altText = try Self.altText(raw)
+        try core.protection.take(.edits, user: user)
+        return try await store.setUploadAltText(id: id, userID: user, altText: altText)
+    }
+
+    /// An alt text as sent, checked as captions are (refused, never cut: at most ``Limits/altTextLength``); empty
+    /// or only spaces is none.
+    static func altText(_ raw: String?) throws -> String? {
+        guard let raw else { return nil }
+        let text = try TextInput.multiline(raw, field: "altText", length: Limits.altTextLength)
+        return text.isEmpty ? nil : text
     }
 
     /// Deletes one of the user's posts, then its files.
@@ -89,16 +113,20 @@ package struct Posting<S: Store>: Sendable {
     }
 }
 
-/// What a door read for a new post: the photo's bytes, the caption (nil: none) and how to cut the photo.
+/// What a door read for a new post: the photo's bytes, the caption (nil: none), how to cut the photo and its alt
+/// text.
 package struct NewPhoto: Sendable {
     package var photo: Data
     package var caption: String?
     package var crop: PhotoCrop
+    /// What the photo shows, for those who cannot see it (nil: none).
+    package var altText: String?
 
-    package init(photo: Data, caption: String?, crop: PhotoCrop = .original) {
+    package init(photo: Data, caption: String?, crop: PhotoCrop = .original, altText: String? = nil) {
         self.photo = photo
         self.caption = caption
         self.crop = crop
+        self.altText = altText
     }
 }
 

@@ -49,6 +49,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("statuses/:id/unfavourite") { try await favourite($0, $1, liked: false) }
         routes.get("statuses/:id/favourited_by", use: favouritedBy)
         routes.get("media/:id", use: media)
+        routes.put("media/:id", use: updateMedia)
         routes.get("notifications", use: notifications)
         return routes
     }
@@ -377,7 +378,7 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         let upload = try await core.posting.upload(by: mapper.viewer) {
             let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-            return Data(buffer: try form.photo("file"))
+            return (Data(buffer: try form.photo("file")), try form.text("description"))
         }
         return try MastodonResponse(mapper.attachment(id: String(upload.id), image: Self.postImage(upload.image)))
     }
@@ -390,10 +391,32 @@ struct MastodonController<S: Store>: Sendable {
         return try MastodonResponse(mapper.attachment(id: String(id), image: Self.postImage(upload)))
     }
 
+    /// `PUT /api/v1/media/:id`: changes a photo's description (its alt text; empty: none), before it is posted
+    /// and, unlike Mastodon (which needs a status edit for that), after: the attachment of a status has the status's
+    /// ID. An ID that is both one of the user's unposted uploads and one of their posts names the upload.
+    @Sendable func updateMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard let id = Int64(context.parameters.get("id") ?? "") else { throw APIError.notFound("media") }
+        let form = try await OAuthForm.read(request)
+        guard let description = form["description"] else {
+            return try await media(request, context: context)
+        }
+        if try await store.mediaUpload(id: id, userID: mapper.viewer) != nil {
+            let upload = try await core.posting.setUploadAltText(id: id, by: mapper.viewer, altText: description)
+            return try MastodonResponse(mapper.attachment(id: String(id), image: Self.postImage(upload)))
+        }
+        guard let post = try await store.post(id: id, viewer: mapper.viewer), post.author.id == mapper.viewer else {
+            throw APIError.notFound("media")
+        }
+        let edited = try await core.posting.edit(
+            postID: id, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description)
+        return try MastodonResponse(mapper.attachment(id: String(id), image: edited.image))
+    }
+
     static func postImage(_ image: NewPost) -> PostImage {
         PostImage(
             width: image.width, height: image.height, full: image.full.image, thumb: image.thumb.image,
-            variants: image.variants.map(\.image))
+            variants: image.variants.map(\.image), altText: image.altText)
     }
 
     // MARK: Notifications

@@ -52,7 +52,8 @@ struct MastodonMapper<S: Store>: Sendable {
             meta: OrNull(
                 Mastodon.MediaAttachment.Meta(
                     original: .init(width: image.width, height: image.height),
-                    small: .init(width: image.thumb.width, height: image.thumb.height))))
+                    small: .init(width: image.thumb.width, height: image.thumb.height))),
+            description: OrNull(image.altText))
     }
 
     func status(_ post: Post, author: UserProfile) -> Mastodon.Status {

@@ -136,7 +136,7 @@ struct MastodonStreaming<S: Store>: Sendable {
             return ("update", try json(status))
         case .postDeleted(let postID, _, _):
             return ("delete", String(postID))
-        case .captionEdited(let postID, _, _, _):
+        case .captionEdited(let postID, _, _, _), .imageChanged(let postID, _):
             guard let post = try await store.post(id: postID, viewer: viewer),
                 let status = try await mapper.statuses([post]).first
             else { return nil }

@@ -60,6 +60,7 @@ enum RouteScopes {
         "POST /api/v1/statuses/{id}/unfavourite": "write:favourites",
         "GET /api/v1/statuses/{id}/favourited_by": "read:accounts",
         "GET /api/v1/media/{id}": "write:media",
+        "PUT /api/v1/media/{id}": "write:media",
         "GET /api/v1/notifications": "read:notifications",
         "GET /api/v1/streaming/user": stream,
         "GET /api/v1/streaming/health": anyScope,

@@ -165,7 +165,12 @@ struct JSONWriter {
         variant(post.image.thumb)
         raw(",\"variants\":[")
         elements(post.image.variants) { $0.variant($1) }
-        raw("]}")
+        raw("]")
+        if let altText = post.image.altText {
+            raw(",\"altText\":")
+            string(altText)
+        }
+        raw("}")
     }
 
     /// The like count, as a field following another.

@@ -33,7 +33,7 @@ struct PostsController<S: Store>: Sendable {
                 let form = try await MultipartForm.read(request, limit: core.maxUploadBytes)
                 return NewPhoto(
                     photo: Data(buffer: try form.photo("image")), caption: try form.text("caption"),
-                    crop: try Self.crop(form.parts["crop"]))
+                    crop: try Self.crop(form.parts["crop"]), altText: try form.text("altText"))
             }
             Counter(label: "makestagram_uploads_total", dimensions: [("result", "accepted")]).increment()
             context.logger.info("post created", metadata: ["post": "\(post.id)"])
@@ -62,13 +62,13 @@ struct PostsController<S: Store>: Sendable {
         return post.written(for: user.id)
     }
 
-    /// Changes one of the user's own posts: its caption, whether others see its like count.
+    /// Changes one of the user's own posts: its caption, whether others see its like count, its photo's alt text.
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        let input = try await request.decodeJSON(EditPostRequest.self, fields: ["caption", "hideLikeCount"])
+        let input = try await request.decodeJSON(EditPostRequest.self, fields: ["caption", "hideLikeCount", "altText"])
         let post = try await core.posting.edit(
             postID: try context.id("id", of: "post"), by: user.id, caption: input.caption,
-            hideLikeCount: input.hideLikeCount)
+            hideLikeCount: input.hideLikeCount, altText: input.altText)
         return post.written(for: user.id)
     }
 

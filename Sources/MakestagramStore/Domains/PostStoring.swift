@@ -17,6 +17,10 @@ public protocol PostStoring: Sendable {
     /// again; the post's version grows and ``StoreEvent/likeCountHiddenChanged(postID:authorID:hidden:likeCount:version:)``
     /// is published. Unchanged changes nothing. Throws `notFound` or `forbidden` (someone else's post).
     func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post
+    /// Sets or clears (nil) the alt text of a post's photo that `viewer` wrote, already checked, and answers the post
+    /// as they see it; a change grows the post's version and is published as
+    /// ``StoreEvent/imageChanged(postID:version:)``. Unchanged changes nothing. Throws `notFound` or `forbidden`.
+    func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]
@@ -47,6 +51,9 @@ public protocol PostStoring: Sendable {
     func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (id: Int64, expired: [String])
     /// A photo the user uploaded and has not posted yet, or nil.
     func mediaUpload(id: Int64, userID: Int64) async throws -> NewPost?
+    /// Sets or clears (nil) the alt text of a photo the user uploaded and has not posted yet; answers the upload.
+    /// Throws `notFound("media")` when there is no such upload of theirs.
+    func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost
     /// Posts a photo the user uploaded ahead, with `caption`, and forgets the upload, in one transaction. Throws
     /// `notFound("media")` when there is no such upload of theirs.
     func createPost(fromUpload id: Int64, userID: Int64, caption: String) async throws -> Post

@@ -100,11 +100,12 @@ export const api = {
    * Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). Aborting `signal` stops
    * the upload: before the whole body is sent, the server never sees a post.
    */
-  upload(file, caption, onProgress, signal, crop = "original") {
+  upload(file, caption, onProgress, signal, crop = "original", altText = "") {
     return new Promise((resolve, reject) => {
       const form = new FormData();
       form.append("caption", caption);
       form.append("crop", crop);
+      if (altText) form.append("altText", altText);
       form.append("image", file);
       const request = new XMLHttpRequest();
       request.open("POST", "/api/v1/posts");

@@ -15,7 +15,7 @@ import {
   textDialog,
   richText,
 } from "./dom.js";
-import { store } from "./posts.js";
+import { store, photoAlt } from "./posts.js";
 import { showUserList } from "./lists.js";
 import { reportPost } from "./report.js";
 
@@ -138,7 +138,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
     src: full.url,
     width: full.width,
     height: full.height,
-    alt: post.caption ? `Photo by ${post.author.username}: ${post.caption}` : `Photo by ${post.author.username}`,
+    alt: photoAlt(post),
     loading: "lazy",
     decoding: "async",
   });
@@ -277,7 +277,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
             h("span.muted.edited", { title: `Edited ${new Date(view.editedAt).toLocaleString()}` }, " · edited"),
         ),
     );
-    image.alt = view.caption ? `Photo by ${view.author.username}: ${view.caption}` : `Photo by ${view.author.username}`;
+    image.alt = photoAlt(view);
     if (detail) return;
     commentsLink.hidden = view.commentCount <= view.recentComments.length;
     commentsLink.textContent = `View all ${plural(view.commentCount, "comment")}`;
@@ -307,6 +307,21 @@ function onDoubleTap(element, action) {
   element.addEventListener("dblclick", (event) => {
     event.preventDefault();
     action();
+  });
+}
+
+/** The dialog that edits the alt text of the viewer's own post's photo. */
+function editAltText(id) {
+  return textDialog("Edit alt text", {
+    label: "Alt text: what the photo shows, for people who can't see it",
+    field: { id: "edit-alt-text", name: "altText", rows: 4, maxlength: limits.altTextLength[1] },
+    value: store.view(id)?.image.altText ?? "",
+    submitLabel: "Save",
+    async submit(altText, close) {
+      await store.editAltText(id, altText);
+      close();
+      toast("Alt text saved");
+    },
   });
 }
 
@@ -359,6 +374,18 @@ function options(id, mine, navigate) {
             },
           },
           "Edit caption",
+        ),
+      mine &&
+        h(
+          "button.menu-item",
+          {
+            type: "button",
+            onclick: () => {
+              close();
+              editAltText(id);
+            },
+          },
+          "Edit alt text",
         ),
       mine &&
         h(

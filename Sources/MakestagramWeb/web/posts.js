@@ -38,6 +38,14 @@ class PostModel {
   }
 }
 
+/**
+ * What a screen reader says for a post's photo: the author's alt text, or that there is none (never the caption,
+ * which is read next to it anyway).
+ */
+export function photoAlt(post) {
+  return post.image.altText || `Photo by ${post.author.username}, no description`;
+}
+
 export const store = {
   /** The logged-in user (for the likers line). */
   me: null,
@@ -171,6 +179,24 @@ export const store = {
     return post;
   },
 
+  /** Replaces the alt text of the viewer's own post's photo (empty: none); shown when the server has it. */
+  async editAltText(id, altText) {
+    const post = await api.patch(`/posts/${id}`, { altText });
+    this.take([post]);
+    return post;
+  },
+
+  /** Reads a post again (its photo changed: alt text or renditions) if it is held and older than `version`. */
+  async reload(id, version) {
+    const model = this.models.get(id);
+    if (!model || !(version > model.post.version)) return;
+    try {
+      this.take([await api.get(`/posts/${id}`)]);
+    } catch {
+      // Gone or out of reach: its deletion, or the next read, says so.
+    }
+  },
+
   /** Hides the like count of the viewer's own post from everyone else, or shows it again. */
   async setLikeCountHidden(id, hidden) {
     const post = await api.patch(`/posts/${id}`, { hideLikeCount: hidden });
@@ -246,6 +272,7 @@ export const store = {
     if (message.type === "user.removed") return this.userRemoved(message.userId);
     if (message.type === "post.deleted") return this.removed(message.postId);
     if (message.type === "post.snapshot") return this.take([message.post]);
+    if (message.type === "post.photoChanged") return this.reload(message.postId, message.version);
     const model = this.models.get(message.postId);
     if (!model || !(message.version > model.post.version)) return;
     const post = model.post;

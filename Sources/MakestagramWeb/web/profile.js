@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { limits } from "./constants.js";
 import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog } from "./dom.js";
-import { store } from "./posts.js";
+import { store, photoAlt } from "./posts.js";
 import { showUserList, followToggle, suggestions } from "./lists.js";
 
 export function profileView(root, { params, logOut, live }) {
@@ -76,7 +76,7 @@ export function profileView(root, { params, logOut, live }) {
         src: thumb.url,
         width: thumb.width,
         height: thumb.height,
-        alt: post.caption || `Photo by ${username}`,
+        alt: photoAlt(post),
         loading: "lazy",
         decoding: "async",
       }),

@@ -7,6 +7,7 @@ import { feed } from "./feed.js";
 import { store } from "./posts.js";
 
 const MAX_CAPTION = limits.captionLength[1];
+const MAX_ALT_TEXT = limits.altTextLength[1];
 
 /** The server's upload limit. */
 function maxUploadBytes() {
@@ -119,6 +120,19 @@ export function uploadView(root, { navigate }) {
     placeholder: "Write a caption…",
   });
   const counter = h("span.muted.counter", { "aria-live": "polite" }, `0 / ${MAX_CAPTION}`);
+  const altText = h("textarea.textarea", {
+    id: "alt-text",
+    name: "altText",
+    rows: 2,
+    maxlength: MAX_ALT_TEXT,
+    placeholder: "Describe the photo for people who can't see it",
+    "aria-describedby": "alt-text-help",
+  });
+  const altHelp = h(
+    "p.muted.hint",
+    { id: "alt-text-help" },
+    "Screen readers read this instead of the photo. Without it, they say the photo has no description.",
+  );
   const error = h("p.form-error", { role: "alert", id: "upload-error" });
   const progress = h("progress.upload-progress", { max: 100, value: 0, hidden: true, "aria-label": "Upload progress" });
   const progressText = h("span.muted", { role: "status" });
@@ -196,7 +210,7 @@ export function uploadView(root, { navigate }) {
         event.preventDefault();
         if (!file) return;
         error.textContent = "";
-        share.disabled = input.disabled = caption.disabled = true;
+        share.disabled = input.disabled = caption.disabled = altText.disabled = true;
         progress.hidden = false;
         progress.value = 0;
         progressText.textContent = "Uploading… 0%";
@@ -214,6 +228,7 @@ export function uploadView(root, { navigate }) {
             },
             current.controller.signal,
             crop.value,
+            altText.value.trim(),
           );
           uploading = null;
           if (current.cancelled) {
@@ -229,13 +244,13 @@ export function uploadView(root, { navigate }) {
           if (problem.code === "aborted") {
             progress.hidden = true;
             progressText.textContent = "Upload cancelled: nothing was shared.";
-            input.disabled = caption.disabled = false;
+            input.disabled = caption.disabled = altText.disabled = false;
             share.disabled = !file;
             return;
           }
           progress.hidden = true;
           progressText.textContent = "";
-          input.disabled = caption.disabled = false;
+          input.disabled = caption.disabled = altText.disabled = false;
           // A refused file stays refused: choosing another is the way on. After a network failure, retrying works.
           const refused = problem.status >= 400 && problem.status < 500 && problem.status !== 401;
           if (refused) reject(uploadErrorMessage(problem));
@@ -249,6 +264,9 @@ export function uploadView(root, { navigate }) {
     drop,
     preview,
     cropChoices,
+    h("label", { for: "alt-text" }, "Alt text"),
+    altText,
+    altHelp,
     h("label", { for: "caption" }, "Caption"),
     caption,
     counter,
