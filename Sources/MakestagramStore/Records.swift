@@ -173,11 +173,14 @@ public struct UserDataExport: Sendable {
         public var height: Int
         /// The stored full JPEG, which the archive holds as `photos/<id>.jpg`.
         public var fileName: String
+        /// The photo's alt text, if its author wrote one.
+        public var altText: String?
 
         public init(
             id: Int64, createdAt: Date, caption: String, editedAt: Date?, likeCount: Int, commentCount: Int, width: Int,
-            height: Int, fileName: String
+            height: Int, fileName: String, altText: String? = nil
         ) {
+            self.altText = altText
             self.id = id
             self.createdAt = createdAt
             self.caption = caption

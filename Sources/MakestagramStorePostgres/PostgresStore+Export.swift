@@ -32,17 +32,17 @@ extension PostgresStore {
         var posts: [UserDataExport.ExportedPost] = []
         let postRows = try await connection.query(
             """
-            SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file
+            SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file, alt_text
             FROM posts WHERE author_id = \(userID) ORDER BY id
             """, logger: logger)
-        for try await (id, created, caption, edited, likes, comments, width, height, file) in postRows.decode(
-            (Int64, Double, String, Double?, Int, Int, Int, Int, String).self)
+        for try await (id, created, caption, edited, likes, comments, width, height, file, altText) in postRows.decode(
+            (Int64, Double, String, Double?, Int, Int, Int, Int, String, String?).self)
         {
             posts.append(
                 UserDataExport.ExportedPost(
                     id: id, createdAt: Date(timeIntervalSince1970: created), caption: caption,
                     editedAt: edited.map(Date.init(timeIntervalSince1970:)), likeCount: likes, commentCount: comments,
-                    width: width, height: height, fileName: file))
+                    width: width, height: height, fileName: file, altText: altText))
         }
         var comments: [UserDataExport.ExportedComment] = []
         let commentRows = try await connection.query(

@@ -13,7 +13,8 @@ extension SQLiteStore {
             let posts = try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file
+                    SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file,
+                      alt_text
                     FROM posts WHERE author_id = ? ORDER BY id
                     """,
                 arguments: [userID]
@@ -22,7 +23,7 @@ extension SQLiteStore {
                     id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]), caption: row["caption"],
                     editedAt: (row["edited_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
                     likeCount: row["like_count"], commentCount: row["comment_count"], width: row["width"],
-                    height: row["height"], fileName: row["full_file"])
+                    height: row["height"], fileName: row["full_file"], altText: row["alt_text"])
             }
             let comments = try Row.fetchAll(
                 db, sql: "SELECT id, post_id, text, created_at FROM comments WHERE author_id = ? ORDER BY id",

@@ -401,8 +401,10 @@ import Testing
                 _ = try await store.setFollow(viewer: alice, username: followee, following: true)
             }
             _ = try await store.setFollow(viewer: carol, username: "alice", following: true)
+            _ = try await store.setAltText(postID: second, viewer: alice, altText: "Two cats")
 
             let export = try #require(try await store.dataExport(userID: alice))
+            #expect(export.posts.map(\.altText) == [nil, "Two cats"])
             #expect(export.profile.username == "alice" && export.avatarFile == nil)
             #expect(export.posts.map(\.id) == [first, second] && export.posts.map(\.caption) == ["one", "two"])
             #expect(export.posts.map(\.likeCount) == [1, 0] && export.posts.map(\.commentCount) == [1, 0])

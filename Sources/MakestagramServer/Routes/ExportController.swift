@@ -123,8 +123,10 @@ struct ExportController<S: Store>: Sendable {
         var width: Int
         var height: Int
         var photo: String
+        var altText: String?
 
         init(_ post: UserDataExport.ExportedPost) {
+            altText = post.altText
             id = post.id
             createdAt = post.createdAt
             caption = post.caption
@@ -143,6 +145,7 @@ struct ExportController<S: Store>: Sendable {
 
         profile.json    your profile: username, name, bio, counts, when you joined
         posts.json      your \(data.posts.count) posts, oldest first: caption, dates, like and comment counts, photo
+                        and its alt text
         photos/         each post's photo (JPEG, at most 1080 px wide, without location or camera data)
         avatar.jpg      your profile picture, if you have one
         comments.json   the \(data.comments.count) comments you wrote, on anyone's posts
