@@ -224,6 +224,12 @@ def test_alt_text_through_mastodon_py_before_and_after_posting(public):
     assert status.media_attachments[0].id == status.id
     alma.media_update(status.media_attachments[0].id, description="A white rocket, seen from the beach")
     assert alma.status(status.id).media_attachments[0].description == "A white rocket, seen from the beach"
+    # As Mastodon does it: a status edit with media_attributes, together with the caption.
+    edited = alma.status_update(status.id, "Launch day, T+10 s", media_attributes=[
+        alma.generate_media_edit_attributes(status.id, description="Smoke and fire")])
+    assert edited.media_attachments[0].description == "Smoke and fire" and edited.edited_at is not None
+    assert "T+10 s" in alma.status(status.id).content
+    assert alma.status_update(status.id, "Caption only").media_attachments[0].description == "Smoke and fire"
     # None written: null, never the caption.
     plain = alma.status_post("No words", media_ids=[alma.media_post(str(PHOTOS / "rocket.jpg")).id])
     assert plain.media_attachments[0].description is None

@@ -43,6 +43,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.get("timelines/home", use: homeTimeline)
         routes.post("statuses", use: createStatus)
         routes.get("statuses/:id", use: status)
+        routes.put("statuses/:id", use: editStatus)
         routes.delete("statuses/:id", use: deleteStatus)
         routes.get("statuses/:id/context", use: context)
         routes.post("statuses/:id/favourite") { try await favourite($0, $1, liked: true) }
@@ -319,6 +320,34 @@ struct MastodonController<S: Store>: Sendable {
         return try MastodonResponse(status)
     }
 
+    /// `PUT /api/v1/statuses/:id`: edits a post's caption (`status`) and its photo's description
+    /// (`media_attributes[][description]` for the attachment's ID, as Mastodon does it). The photo itself cannot be
+    /// replaced (`media_ids`, if sent, must name it); comments cannot be edited.
+    @Sendable func editStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard case .post(let id) = try statusID(context) else {
+            throw APIError.invalidField(field: "id", reason: "replies are comments, which cannot be edited")
+        }
+        let form = try await OAuthForm.read(request)
+        guard let text = form.fields["status"]?.first else {
+            throw APIError.invalidField(field: "status", reason: "send the caption, even unchanged")
+        }
+        let media = form.all("media_ids")
+        guard media.allSatisfy({ $0 == String(id) }) else {
+            throw APIError.invalidField(field: "media_ids", reason: "a post's photo cannot be replaced")
+        }
+        let ids = form.all("media_attributes[][id]")
+        let descriptions = form.all("media_attributes[][description]")
+        guard ids.allSatisfy({ $0 == String(id) }), descriptions.count <= 1 else {
+            throw APIError.invalidField(
+                field: "media_attributes", reason: "this post has one attachment, whose id is the status's")
+        }
+        let edited = try await core.posting.edit(
+            postID: id, by: mapper.viewer, caption: text, hideLikeCount: nil, altText: descriptions.last)
+        guard let status = try await mapper.statuses([edited]).first else { throw APIError.notFound("status") }
+        return try MastodonResponse(status)
+    }
+
     @Sendable func deleteStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         switch try statusID(context) {
@@ -398,7 +427,7 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         guard let id = Int64(context.parameters.get("id") ?? "") else { throw APIError.notFound("media") }
         let form = try await OAuthForm.read(request)
-        guard let description = form["description"] else {
+        guard let description = form.fields["description"]?.first else {
             return try await media(request, context: context)
         }
         if try await store.mediaUpload(id: id, userID: mapper.viewer) != nil {

@@ -65,7 +65,21 @@ struct OAuthForm: Sendable {
                 switch value {
                 case let text as String: fields[name] = [text]
                 case let number as NSNumber: fields[name] = [number.stringValue]
-                case let list as [Any]: fields[name] = list.compactMap { $0 as? String }
+                case let list as [Any]:
+                    for item in list {
+                        switch item {
+                        case let text as String: fields[name, default: []].append(text)
+                        case let number as NSNumber: fields[name, default: []].append(number.stringValue)
+                        case let object as [String: Any]:
+                            // `media_attributes: [{id, description}]` reads as its form encoding does:
+                            // `media_attributes[][id]`, `media_attributes[][description]`.
+                            for (key, value) in object {
+                                let text = (value as? String) ?? (value as? NSNumber)?.stringValue
+                                if let text { fields["\(name)[][\(key)]", default: []].append(text) }
+                            }
+                        default: continue
+                        }
+                    }
                 default: continue
                 }
             }

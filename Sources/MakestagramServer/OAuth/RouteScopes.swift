@@ -54,6 +54,7 @@ enum RouteScopes {
         "GET /api/v1/timelines/home": "read:statuses",
         "POST /api/v1/statuses": "write:statuses",
         "GET /api/v1/statuses/{id}": "read:statuses",
+        "PUT /api/v1/statuses/{id}": "write:statuses",
         "DELETE /api/v1/statuses/{id}": "write:statuses",
         "GET /api/v1/statuses/{id}/context": "read:statuses",
         "POST /api/v1/statuses/{id}/favourite": "write:favourites",
