@@ -213,35 +213,22 @@ extension PostgresStore {
         ListedPost
     > {
         let cache = caches.timelines
-        let trusted = caches.isTrusted
-        let (window, windowGeneration) = trusted ? cache.windows.lookup(viewer) : (nil, 0)
-        if let window, let listed = cache.page(page, in: window) {
-            if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
+        switch cache.read(viewer: viewer, page: page, known: known, trusted: caches.isTrusted) {
+        case .answered(let listed):
+            return listed
+        case .fromWindow(let listed):
             return try await read { [logger] connection in
                 try await PostRows.complete(
                     connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
             }
-        }
-        let versionGeneration = cache.versions.generation
-        return try await read { [logger] connection in
-            if trusted, window == nil, !page.position.isAfter {
-                // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
-                let top = try await Self.timelineList(
-                    connection, viewer: viewer, page: PageRequest(limit: TimelineWindow.size), logger: logger)
-                if let listed = cache.keep(
-                    top: top, for: viewer, windowGeneration: windowGeneration,
-                    versionGeneration: versionGeneration, answering: page)
-                {
-                    return try await PostRows.complete(
-                        connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
+        case .fromDatabase(let plan):
+            return try await read { [logger] connection in
+                let listed = try await cache.list(plan) {
+                    try await Self.timelineList(connection, viewer: viewer, page: $0, logger: logger)
                 }
+                return try await PostRows.complete(
+                    connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
             }
-            let listed = try await Self.timelineList(connection, viewer: viewer, page: page, logger: logger)
-            if trusted {
-                cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
-            }
-            return try await PostRows.complete(
-                connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
         }
     }
 

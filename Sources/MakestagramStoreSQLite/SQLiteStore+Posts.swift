@@ -186,28 +186,18 @@ extension SQLiteStore {
         ListedPost
     > {
         let cache = database.caches.timelines
-        let (window, windowGeneration) = cache.windows.lookup(viewer)
-        if let window, let listed = cache.page(page, in: window) {
-            if listed.items.allSatisfy({ known($0.id, $0.version) }) { return listed }
+        switch cache.read(viewer: viewer, page: page, known: known) {
+        case .answered(let listed):
+            return listed
+        case .fromWindow(let listed):
             return try await read { db in
                 try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
             }
-        }
-        let versionGeneration = cache.versions.generation
-        return try await read { db in
-            if window == nil, !page.position.isAfter {
-                // The first page or a pull to refresh of a timeline not kept: read its top and keep it.
-                let top = try Self.timelineList(db, viewer: viewer, page: PageRequest(limit: TimelineWindow.size))
-                if let listed = cache.keep(
-                    top: top, for: viewer, windowGeneration: windowGeneration,
-                    versionGeneration: versionGeneration, answering: page)
-                {
-                    return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
-                }
+        case .fromDatabase(let plan):
+            return try await read { db in
+                let listed = try cache.list(plan) { try Self.timelineList(db, viewer: viewer, page: $0) }
+                return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
             }
-            let listed = try Self.timelineList(db, viewer: viewer, page: page)
-            cache.versions.insert(listed.items.map { ($0.id, $0.version) }, generation: versionGeneration)
-            return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
         }
     }
 

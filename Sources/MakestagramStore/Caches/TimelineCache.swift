@@ -45,6 +45,78 @@ package final class TimelineCache: Sendable {
             items: Array(top.items[slice.entries.indices]), nextKey: slice.nextKey, newestKey: slice.newestKey)
     }
 
+    // MARK: Reading a home timeline, on either store
+
+    /// How a page of a home timeline is read; both stores follow it, each with its own reads.
+    package enum Read: Sendable {
+        /// From the kept window, and the caller holds every post of it: nothing to read.
+        case answered(PageResult<ListedPost>)
+        /// From the kept window: read in full the posts the caller does not hold.
+        case fromWindow(PageResult<ListedPost>)
+        /// From the database, in one read transaction: ``list(_:listing:)-(_,_)`` with the store's listing query, then
+        /// read in full the posts the caller does not hold.
+        case fromDatabase(Plan)
+    }
+
+    /// A page to list from the database, with the cache generations taken before the read.
+    package struct Plan: Sendable {
+        let viewer: Int64
+        let page: PageRequest
+        let windowGeneration: UInt64
+        let versionGeneration: UInt64
+        /// Whether the cache may be filled: false while it cannot be trusted to follow the database.
+        let filling: Bool
+        /// Whether the top of the timeline is listed to be kept (the first page, or a pull to refresh, of a
+        /// timeline not kept), and the page answered from it.
+        let keepsTop: Bool
+    }
+
+    /// The first step of reading `page` of `viewer`'s home timeline. With `trusted` false (a cache that may be
+    /// behind the database) everything is read from the database and nothing kept.
+    package func read(viewer: Int64, page: PageRequest, known: KnownPosts, trusted: Bool = true) -> Read {
+        let (window, windowGeneration) = trusted ? windows.lookup(viewer) : (nil, 0)
+        if let window, let listed = self.page(page, in: window) {
+            return listed.items.allSatisfy({ known($0.id, $0.version) }) ? .answered(listed) : .fromWindow(listed)
+        }
+        return .fromDatabase(
+            Plan(
+                viewer: viewer, page: page, windowGeneration: windowGeneration, versionGeneration: versions.generation,
+                filling: trusted, keepsTop: trusted && window == nil && !page.position.isAfter))
+    }
+
+    /// The page `plan` asks for, listed with `listing` (the store's query for a page of the timeline) inside the
+    /// caller's read transaction: the top of the timeline kept and the page answered from it, or the page itself
+    /// with its posts' versions kept.
+    package func list(_ plan: Plan, listing: (PageRequest) throws -> PageResult<ListedPost>) rethrows -> PageResult<
+        ListedPost
+    > {
+        if plan.keepsTop, let page = keep(plan, top: try listing(PageRequest(limit: TimelineWindow.size))) {
+            return page
+        }
+        return keepVersions(plan, of: try listing(plan.page))
+    }
+
+    /// ``list(_:listing:)-(_,_)`` for a store whose reads are asynchronous.
+    package func list(_ plan: Plan, listing: (PageRequest) async throws -> PageResult<ListedPost>) async rethrows
+        -> PageResult<ListedPost>
+    {
+        if plan.keepsTop, let page = keep(plan, top: try await listing(PageRequest(limit: TimelineWindow.size))) {
+            return page
+        }
+        return keepVersions(plan, of: try await listing(plan.page))
+    }
+
+    private func keep(_ plan: Plan, top: PageResult<ListedPost>) -> PageResult<ListedPost>? {
+        keep(
+            top: top, for: plan.viewer, windowGeneration: plan.windowGeneration,
+            versionGeneration: plan.versionGeneration, answering: plan.page)
+    }
+
+    private func keepVersions(_ plan: Plan, of list: PageResult<ListedPost>) -> PageResult<ListedPost> {
+        if plan.filling { versions.insert(list.items.map { ($0.id, $0.version) }, generation: plan.versionGeneration) }
+        return list
+    }
+
     // MARK: Changes, applied when their transaction commits
 
     func postCreated(_ postID: Int64, audience: [Int64]) {
