@@ -212,6 +212,8 @@ def test_alt_text_through_mastodon_py_before_and_after_posting(public):
     base, _ = public
     sign_up(base, "alma")
     alma = log_in(base, "alma")
+    limit = requests.get(base + "/api/v2/instance", timeout=30).json()["configuration"]["media_attachments"]
+    assert limit["description_limit"] == 1_500
     media = alma.media_post(str(PHOTOS / "rocket.jpg"), description="A rocket on its pad")
     assert media.description == "A rocket on its pad"
     assert alma.media_update(media.id, description="A white rocket at dawn").description == "A white rocket at dawn"

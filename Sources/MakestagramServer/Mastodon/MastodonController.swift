@@ -88,6 +88,7 @@ struct MastodonController<S: Store>: Sendable {
                     "supported_mime_types": ["image/jpeg", "image/png", "image/webp", "image/heic", "image/heif"],
                     "image_size_limit": maxUploadBytes, "image_matrix_limit": 50_000_000,
                     "video_size_limit": 0, "video_frame_rate_limit": 0, "video_matrix_limit": 0,
+                    "description_limit": PostImage.altTextLimit,
                 ],
                 "polls": ["max_options": 0, "max_characters_per_option": 0],
                 "accounts": ["max_featured_tags": 0, "max_pinned_statuses": 0],
