@@ -232,6 +232,14 @@ def test_alt_text_through_mastodon_py_before_and_after_posting(public):
     assert edited.media_attachments[0].description == "Smoke and fire" and edited.edited_at is not None
     assert "T+10 s" in alma.status(status.id).content
     assert alma.status_update(status.id, "Caption only").media_attachments[0].description == "Smoke and fire"
+    # Nobody else can describe her photo, posted or not.
+    other = {"Authorization": f"Bearer {sign_up(base, 'otto')}"}
+    pending = alma.media_post(str(PHOTOS / "rocket.jpg"))
+    for media_id in (status.id, pending.id):
+        answer = requests.put(f"{base}/api/v1/media/{media_id}", headers=other, data={"description": "mine"},
+                              timeout=30)
+        assert answer.status_code == 404, answer.text
+    assert alma.status(status.id).media_attachments[0].description == "Smoke and fire"
     # None written: null, never the caption.
     plain = alma.status_post("No words", media_ids=[alma.media_post(str(PHOTOS / "rocket.jpg")).id])
     assert plain.media_attachments[0].description is None
