@@ -72,3 +72,19 @@ def test_deleting_your_account_checks_the_password_before_asking_for_good(browse
     browser.click("dialog[open] .button.danger")
     browser.wait_for("form[aria-label='Log in']")
     assert requests.get(f"{person.base}/api/v1/me", headers=person.headers, timeout=10).status_code == 401
+
+
+def test_the_composer_fits_a_phone_with_its_alt_text_field(browsers, sign_up):
+    person = sign_up("phonesharer")
+    phone = browsers(width=390, height=844)
+    phone.log_in(person)
+    phone.click("a.nav-item[href='/new']")
+    phone.find("#photo-input").send_keys(str(PHOTOS / "rocket.jpg"))
+    phone.wait_for(".preview-image")
+    field = phone.type("#alt-text", "A white rocket on its pad")
+    assert overflow(phone) <= 390, f"the page is {overflow(phone)} px wide at 390 px"
+    box = field.rect
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390, "the alt text field is on screen"
+    assert phone.find("label[for='alt-text']").text == "Alt text"
+    assert "no description" in phone.text("#alt-text-help"), "the field says what happens without it"
+    phone.screenshot("composer-alt-text-phone")
