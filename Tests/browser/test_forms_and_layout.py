@@ -87,4 +87,5 @@ def test_the_composer_fits_a_phone_with_its_alt_text_field(browsers, sign_up):
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390, "the alt text field is on screen"
     assert phone.find("label[for='alt-text']").text == "Alt text"
     assert "no description" in phone.text("#alt-text-help"), "the field says what happens without it"
+    phone.wait_until(lambda: "25 / 1500" in phone.text(".counter"), message="the alt text counts its characters")
     phone.screenshot("composer-alt-text-phone")

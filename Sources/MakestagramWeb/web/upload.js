@@ -128,6 +128,7 @@ export function uploadView(root, { navigate }) {
     placeholder: "Describe the photo for people who can't see it",
     "aria-describedby": "alt-text-help",
   });
+  const altCounter = h("span.muted.counter", { "aria-live": "polite" }, `0 / ${MAX_ALT_TEXT}`);
   const altHelp = h(
     "p.muted.hint",
     { id: "alt-text-help" },
@@ -143,6 +144,9 @@ export function uploadView(root, { navigate }) {
 
   caption.addEventListener("input", () => {
     counter.textContent = `${[...caption.value].length} / ${MAX_CAPTION}`;
+  });
+  altText.addEventListener("input", () => {
+    altCounter.textContent = `${[...altText.value].length} / ${MAX_ALT_TEXT}`;
   });
 
   async function choose(chosen) {
@@ -266,6 +270,7 @@ export function uploadView(root, { navigate }) {
     cropChoices,
     h("label", { for: "alt-text" }, "Alt text"),
     altText,
+    altCounter,
     altHelp,
     h("label", { for: "caption" }, "Caption"),
     caption,
