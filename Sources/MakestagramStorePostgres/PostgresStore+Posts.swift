@@ -98,25 +98,35 @@ extension PostgresStore {
     }
 
     public func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post {
+        try await editOwnPost(
+            postID: postID, viewer: viewer, column: "alt_text", to: altText,
+            update: "UPDATE posts SET alt_text = \(altText), version = version + 1 WHERE id = \(postID)",
+            event: { .imageChanged(postID: postID, version: $0.version) })
+    }
+
+    /// Sets one column of a post `viewer` wrote, in one transaction: reads `column` locked and, when it is not
+    /// `value` already, runs `update` (which grows the version) and publishes `event` for the post as it then is.
+    /// Answers the post as `viewer` sees it. Throws `notFound` or `forbidden`.
+    private func editOwnPost<Value: PostgresDecodable & Equatable & Sendable>(
+        postID: Int64, viewer: Int64, column: String, to value: Value, update: PostgresQuery,
+        event: @escaping @Sendable (Post) -> StoreEvent
+    ) async throws -> Post {
         try await write { [logger] connection, changes in
             let rows = try await connection.query(
-                "SELECT author_id, alt_text FROM posts WHERE id = \(postID) FOR NO KEY UPDATE", logger: logger
+                "SELECT author_id, \(unescaped: column) FROM posts WHERE id = \(postID) FOR NO KEY UPDATE",
+                logger: logger
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
-            let (author, old) = try row.decode((Int64, String?).self)
+            let (author, old) = try row.decode((Int64, Value).self)
             guard author == viewer else { throw StoreError.forbidden }
-            if old != altText {
-                try await connection.query(
-                    "UPDATE posts SET alt_text = \(altText), version = version + 1 WHERE id = \(postID)",
-                    logger: logger)
-            }
+            if old != value { try await connection.query(update, logger: logger) }
             guard
                 let post = try await Self.post(
                     connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
-            if old != altText { changes.publish(.imageChanged(postID: postID, version: post.version)) }
+            if old != value { changes.publish(event(post)) }
             return post
         }
     }
@@ -150,32 +160,13 @@ extension PostgresStore {
     }
 
     public func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post {
-        try await write { [logger] connection, changes in
-            let rows = try await connection.query(
-                "SELECT author_id, hide_like_count FROM posts WHERE id = \(postID) FOR NO KEY UPDATE", logger: logger
-            ).collect()
-            guard let row = rows.first else { throw StoreError.notFound("post") }
-            let (author, old) = try row.decode((Int64, Bool).self)
-            guard author == viewer else { throw StoreError.forbidden }
-            if old != hidden {
-                try await connection.query(
-                    "UPDATE posts SET hide_like_count = \(hidden), version = version + 1 WHERE id = \(postID)",
-                    logger: logger)
-            }
-            guard
-                let post = try await Self.post(
-                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
-            else {
-                throw StoreError.notFound("post")
-            }
-            if old != hidden {
-                changes.publish(
-                    .likeCountHiddenChanged(
-                        postID: postID, authorID: viewer, hidden: hidden, likeCount: post.likeCount ?? 0,
-                        version: post.version))
-            }
-            return post
-        }
+        try await editOwnPost(
+            postID: postID, viewer: viewer, column: "hide_like_count", to: hidden,
+            update: "UPDATE posts SET hide_like_count = \(hidden), version = version + 1 WHERE id = \(postID)",
+            event: {
+                .likeCountHiddenChanged(
+                    postID: postID, authorID: viewer, hidden: hidden, likeCount: $0.likeCount ?? 0, version: $0.version)
+            })
     }
 
     public func deletePost(id: Int64, viewer: Int64) async throws -> [String] {
