@@ -112,7 +112,9 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     /// When the author last changed the caption; nil (and absent from the JSON) for a caption never edited.
     public var editedAt: Date?
     public var author: UserSummary
-    public var image: PostImage
+    /// Every photo of the post, in the author's order (1 to ``Post/photoLimit``). In the JSON the first is `image`
+    /// (what every client before albums reads) and the whole list is `photos`, present only when there are several.
+    public var photos: [PostImage]
     /// Exactly the number of likes the post has; nil (absent from the JSON) when its author hides the count from the
     /// reader (``likeCountHidden``): "Liked by alice and others".
     public var likeCount: Int?
@@ -129,6 +131,18 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     /// A number that grows with every change to the post, so that clients can order updates.
     public var version: Int64
 
+    /// The post's first photo: its cover, the one a grid shows.
+    public var image: PostImage {
+        get { photos[0] }
+        set { photos[0] = newValue }
+    }
+
+    /// The most photos a post may hold unless the server is set otherwise (Mastodon's limit is 4, Pixelfed's 4 by
+    /// default, Instagram's 20).
+    public static let photoLimit = 10
+    /// The most a server may be set to allow.
+    public static let photoLimitCeiling = 20
+
     /// How many likers' usernames a post carries.
     public static let likersPreviewLimit = 3
     /// How many of its newest comments a post carries.
@@ -137,14 +151,14 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public init(
         id: Int64, createdAt: Date, caption: String, author: UserSummary, image: PostImage, likeCount: Int,
         commentCount: Int, viewerHasLiked: Bool, likers: [String], recentComments: [Comment] = [], version: Int64,
-        editedAt: Date? = nil, likeCountHidden: Bool = false
+        editedAt: Date? = nil, likeCountHidden: Bool = false, morePhotos: [PostImage] = []
     ) {
         self.id = id
         self.createdAt = createdAt
         self.caption = caption
         self.editedAt = editedAt
         self.author = author
-        self.image = image
+        self.photos = [image] + morePhotos
         self.likeCount = likeCount
         self.likeCountHidden = likeCountHidden
         self.commentCount = commentCount
@@ -155,8 +169,26 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, createdAt, caption, editedAt, author, image, likeCount, likeCountHidden, commentCount, viewerHasLiked,
-            likers, recentComments, version
+        case id, createdAt, caption, editedAt, author, image, photos, likeCount, likeCountHidden, commentCount,
+            viewerHasLiked, likers, recentComments, version
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(caption, forKey: .caption)
+        try container.encodeIfPresent(editedAt, forKey: .editedAt)
+        try container.encode(author, forKey: .author)
+        try container.encode(image, forKey: .image)
+        if photos.count > 1 { try container.encode(photos, forKey: .photos) }
+        try container.encodeIfPresent(likeCount, forKey: .likeCount)
+        try container.encode(likeCountHidden, forKey: .likeCountHidden)
+        try container.encode(commentCount, forKey: .commentCount)
+        try container.encode(viewerHasLiked, forKey: .viewerHasLiked)
+        try container.encode(likers, forKey: .likers)
+        try container.encode(recentComments, forKey: .recentComments)
+        try container.encode(version, forKey: .version)
     }
 
     /// Decodes a post; one from a server (or an offline cache) older than hidden like counts has them shown.
@@ -167,7 +199,9 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         caption = try container.decode(String.self, forKey: .caption)
         editedAt = try container.decodeIfPresent(Date.self, forKey: .editedAt)
         author = try container.decode(UserSummary.self, forKey: .author)
-        image = try container.decode(PostImage.self, forKey: .image)
+        let image = try container.decode(PostImage.self, forKey: .image)
+        let photos = try container.decodeIfPresent([PostImage].self, forKey: .photos) ?? []
+        self.photos = photos.isEmpty ? [image] : photos
         likeCount = try container.decodeIfPresent(Int.self, forKey: .likeCount)
         likeCountHidden = try container.decodeIfPresent(Bool.self, forKey: .likeCountHidden) ?? false
         commentCount = try container.decode(Int.self, forKey: .commentCount)

@@ -47,13 +47,16 @@ public struct EditPostRequest: Codable, Sendable {
     public var caption: String?
     /// Hide the like count from everyone else (true) or show it again (false); absent: unchanged.
     public var hideLikeCount: Bool?
-    /// The photo's new alt text (``PostImage/altText``; empty removes it); absent: unchanged.
+    /// The new alt text (``PostImage/altText``; empty removes it) of the photo ``photo`` names; absent: unchanged.
     public var altText: String?
+    /// Which photo ``altText`` describes, counted from 1 in the post's order; absent: the first.
+    public var photo: Int?
 
-    public init(caption: String? = nil, hideLikeCount: Bool? = nil, altText: String? = nil) {
+    public init(caption: String? = nil, hideLikeCount: Bool? = nil, altText: String? = nil, photo: Int? = nil) {
         self.caption = caption
         self.hideLikeCount = hideLikeCount
         self.altText = altText
+        self.photo = photo
     }
 }
 
@@ -76,4 +79,30 @@ public struct ReportRequest: Codable, Sendable {
     public var reason: String
 
     public init(reason: String) { self.reason = reason }
+}
+
+/// A post of photos uploaded first (`POST /uploads`, one request each, so that each shows its own progress and can be
+/// cancelled): their IDs in the order the post shows them.
+public struct NewPostRequest: Codable, Sendable {
+    /// The caption; absent: none.
+    public var caption: String?
+    /// The uploads, 1 to the server's photo limit (``Post/photoLimit`` unless set otherwise), each once.
+    public var uploads: [Int64]
+
+    public init(caption: String? = nil, uploads: [Int64]) {
+        self.caption = caption
+        self.uploads = uploads
+    }
+}
+
+/// A photo uploaded ahead of the post that will show it: kept unposted for a day.
+public struct UploadedPhoto: Codable, Sendable, Equatable {
+    public var id: Int64
+    /// The photo as its post will show it, with the alt text sent with it.
+    public var image: PostImage
+
+    public init(id: Int64, image: PostImage) {
+        self.id = id
+        self.image = image
+    }
 }

@@ -6,6 +6,7 @@
 // (deleting accounts, sweeping media, making variants) lives here too.
 
 import Foundation
+import MakestagramAPI
 import MakestagramStore
 
 /// Every use case over one store, with what they share: the photo pipeline and media files, the limits, and the
@@ -20,11 +21,14 @@ package struct Core<S: Store>: Sendable {
     package let deletion: any AccountDeletionTrigger
     /// The largest photo accepted, in bytes.
     package let maxUploadBytes: Int
+    /// The most photos a post may hold.
+    package let maxPhotosPerPost: Int
 
     package init(
         store: S, protection: Protection, worker: PhotoWorker, bcryptCost: UInt8,
-        deletion: any AccountDeletionTrigger, maxUploadBytes: Int
+        deletion: any AccountDeletionTrigger, maxUploadBytes: Int, maxPhotosPerPost: Int = Post.photoLimit
     ) {
+        self.maxPhotosPerPost = min(max(1, maxPhotosPerPost), Post.photoLimitCeiling)
         self.store = store
         self.protection = protection
         self.worker = worker

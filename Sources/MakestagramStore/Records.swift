@@ -90,10 +90,8 @@ public struct StoredVariant: Sendable, Equatable {
     }
 }
 
-/// What is needed to create a post; its files must already be on disk.
-public struct NewPost: Sendable {
-    public var authorID: Int64
-    public var caption: String
+/// One photo whose files are on disk: its upright size, renditions and alt text.
+public struct StoredPhoto: Sendable, Equatable {
     /// Upright size of the original.
     public var width: Int
     public var height: Int
@@ -105,11 +103,9 @@ public struct NewPost: Sendable {
     public var altText: String?
 
     public init(
-        authorID: Int64, caption: String, width: Int, height: Int, full: StoredVariant, thumb: StoredVariant,
-        variants: [StoredVariant] = [], altText: String? = nil
+        width: Int, height: Int, full: StoredVariant, thumb: StoredVariant, variants: [StoredVariant] = [],
+        altText: String? = nil
     ) {
-        self.authorID = authorID
-        self.caption = caption
         self.width = width
         self.height = height
         self.full = full
@@ -117,6 +113,50 @@ public struct NewPost: Sendable {
         self.variants = variants
         self.altText = altText
     }
+
+    /// Every file of the photo.
+    public var fileNames: [String] { [full.fileName, thumb.fileName] + variants.map(\.fileName) }
+
+    /// As the API shows it.
+    public var image: PostImage {
+        PostImage(
+            width: width, height: height, full: full.image, thumb: thumb.image, variants: variants.map(\.image),
+            altText: altText)
+    }
+}
+
+/// What is needed to create a post; its files must already be on disk.
+public struct NewPost: Sendable {
+    public var authorID: Int64
+    public var caption: String
+    /// The photos in the author's order, at least one. The first is the post's cover, kept in the post's own row.
+    public var photos: [StoredPhoto]
+
+    public init(authorID: Int64, caption: String, photos: [StoredPhoto]) {
+        precondition(!photos.isEmpty, "a post has a photo")
+        self.authorID = authorID
+        self.caption = caption
+        self.photos = photos
+    }
+
+    /// A post of one photo.
+    public init(
+        authorID: Int64, caption: String, width: Int, height: Int, full: StoredVariant, thumb: StoredVariant,
+        variants: [StoredVariant] = [], altText: String? = nil
+    ) {
+        self.init(
+            authorID: authorID, caption: caption,
+            photos: [
+                StoredPhoto(
+                    width: width, height: height, full: full, thumb: thumb, variants: variants, altText: altText)
+            ])
+    }
+
+    /// The first photo.
+    public var cover: StoredPhoto { photos[0] }
+
+    /// The photos after the first, in order.
+    public var morePhotos: ArraySlice<StoredPhoto> { photos.dropFirst() }
 }
 
 /// The files of an avatar already on disk: a small and a large square.
@@ -175,12 +215,15 @@ public struct UserDataExport: Sendable {
         public var fileName: String
         /// The photo's alt text, if its author wrote one.
         public var altText: String?
+        /// The album's photos after the first, in order.
+        public var morePhotos: [ExportedPhoto]
 
         public init(
             id: Int64, createdAt: Date, caption: String, editedAt: Date?, likeCount: Int, commentCount: Int, width: Int,
-            height: Int, fileName: String, altText: String? = nil
+            height: Int, fileName: String, altText: String? = nil, morePhotos: [ExportedPhoto] = []
         ) {
             self.altText = altText
+            self.morePhotos = morePhotos
             self.id = id
             self.createdAt = createdAt
             self.caption = caption
@@ -190,6 +233,21 @@ public struct UserDataExport: Sendable {
             self.width = width
             self.height = height
             self.fileName = fileName
+        }
+    }
+
+    /// A photo of an album after its first: its stored full JPEG, size and alt text.
+    public struct ExportedPhoto: Codable, Sendable, Equatable {
+        public var fileName: String
+        public var width: Int
+        public var height: Int
+        public var altText: String?
+
+        public init(fileName: String, width: Int, height: Int, altText: String?) {
+            self.fileName = fileName
+            self.width = width
+            self.height = height
+            self.altText = altText
         }
     }
 

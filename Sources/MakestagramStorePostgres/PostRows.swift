@@ -16,19 +16,19 @@ enum PostRows {
               p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
               u.id, u.username, u.display_name, u.avatar_file,
               EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = \(sql.bind(viewer))),
-              p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text
+              p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count
             """)
     }
 
     /// Decodes a row selected with ``columns(_:viewer:)``, leaving the `hidden` users (``HiddenUsers``) out of its
-    /// likers.
-    static func post(_ row: PostgresRow, hiding hidden: Set<String>) throws -> Post {
+    /// likers; answers with it whether the post is an album (more than one photo).
+    static func post(_ row: PostgresRow, hiding hidden: Set<String>) throws -> (post: Post, isAlbum: Bool) {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
-                String, String?, Bool, String, Double?, Bool, String?, String?
+                String, String?, Bool, String, Double?, Bool, String?, String?, Int
             ).self)
-        return Post(
+        let post = Post(
             id: columns.0,
             createdAt: Date(timeIntervalSince1970: columns.1),
             caption: columns.2,
@@ -46,6 +46,40 @@ enum PostRows {
             likers: MakestagramStore.likerNames(columns.19, hiding: hidden),
             version: columns.13,
             editedAt: columns.20.map(Date.init(timeIntervalSince1970:)), likeCountHidden: columns.21)
+        return (post, columns.24 > 1)
+    }
+
+    /// Columns of an album's photo after the first (`post_photos`).
+    static let photoColumns = """
+        width, height, full_file, full_width, full_height, thumb_file, thumb_width, thumb_height, variants, alt_text
+        """
+
+    /// The decoded types of ``photoColumns``.
+    typealias PhotoColumns = (Int, Int, String, Int, Int, String, Int, Int, String?, String?)
+
+    static func photo(_ columns: PhotoColumns) -> StoredPhoto {
+        StoredPhoto(
+            width: columns.0, height: columns.1,
+            full: StoredVariant(fileName: columns.2, width: columns.3, height: columns.4),
+            thumb: StoredVariant(fileName: columns.5, width: columns.6, height: columns.7),
+            variants: StoredVariant.variants(column: columns.8), altText: columns.9)
+    }
+
+    /// The photos after the first of the posts `ids`, in order, with one statement.
+    static func morePhotos(_ connection: PostgresConnection, of ids: [Int64], logger: Logger) async throws
+        -> [Int64: [StoredPhoto]]
+    {
+        guard !ids.isEmpty else { return [:] }
+        var byPost: [Int64: [StoredPhoto]] = [:]
+        for try await (post, a, b, c, d, e, f, g, h, i, j) in try await connection.query(
+            """
+            SELECT post_id, \(unescaped: photoColumns) FROM post_photos WHERE post_id = ANY(\(ids))
+            ORDER BY post_id, position
+            """, logger: logger
+        ).decode((Int64, Int, Int, String, Int, Int, String, Int, Int, String?, String?).self) {
+            byPost[post, default: []].append(photo((a, b, c, d, e, f, g, h, i, j)))
+        }
+        return byPost
     }
 
     /// Decodes `id, username, display_name, avatar_file` into a summary.
@@ -106,8 +140,17 @@ enum PostRows {
             " FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active' WHERE p.id = ANY(\(sql.bind(ids)))"
         )
         var posts: [Post] = []
+        var albums: [Int64] = []
         for try await row in try await connection.query(sql.query, logger: logger) {
-            posts.append(try post(row, hiding: hidden))
+            let (post, isAlbum) = try post(row, hiding: hidden)
+            if isAlbum { albums.append(post.id) }
+            posts.append(post)
+        }
+        if !albums.isEmpty {
+            let more = try await morePhotos(connection, of: albums, logger: logger)
+            for index in posts.indices {
+                if let photos = more[posts[index].id] { posts[index].photos += photos.map(\.image) }
+            }
         }
         return try await withRecentComments(connection, posts, logger: logger)
     }

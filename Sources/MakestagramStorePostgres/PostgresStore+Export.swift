@@ -44,6 +44,18 @@ extension PostgresStore {
                     editedAt: edited.map(Date.init(timeIntervalSince1970:)), likeCount: likes, commentCount: comments,
                     width: width, height: height, fileName: file, altText: altText))
         }
+        var morePhotos: [Int64: [UserDataExport.ExportedPhoto]] = [:]
+        for try await (post, file, width, height, altText) in try await connection.query(
+            """
+            SELECT pp.post_id, pp.full_file, pp.width, pp.height, pp.alt_text
+            FROM posts p JOIN post_photos pp ON pp.post_id = p.id WHERE p.author_id = \(userID)
+            ORDER BY pp.post_id, pp.position
+            """, logger: logger
+        ).decode((Int64, String, Int, Int, String?).self) {
+            morePhotos[post, default: []].append(
+                UserDataExport.ExportedPhoto(fileName: file, width: width, height: height, altText: altText))
+        }
+        for index in posts.indices { posts[index].morePhotos = morePhotos[posts[index].id] ?? [] }
         var comments: [UserDataExport.ExportedComment] = []
         let commentRows = try await connection.query(
             "SELECT id, post_id, text, created_at FROM comments WHERE author_id = \(userID) ORDER BY id",

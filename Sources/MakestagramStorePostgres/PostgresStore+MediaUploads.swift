@@ -9,17 +9,16 @@ extension PostgresStore {
         alt_text
         """
 
-    static func upload(_ row: PostgresRow) throws -> NewPost {
-        let (user, width, height, full, fullWidth, fullHeight, thumb, thumbWidth, thumbHeight, variants, altText) =
+    static func upload(_ row: PostgresRow) throws -> StoredPhoto {
+        let (_, width, height, full, fullWidth, fullHeight, thumb, thumbWidth, thumbHeight, variants, altText) =
             try row.decode((Int64, Int, Int, String, Int, Int, String, Int, Int, String?, String?).self)
-        return NewPost(
-            authorID: user, caption: "", width: width, height: height,
-            full: StoredVariant(fileName: full, width: fullWidth, height: fullHeight),
+        return StoredPhoto(
+            width: width, height: height, full: StoredVariant(fileName: full, width: fullWidth, height: fullHeight),
             thumb: StoredVariant(fileName: thumb, width: thumbWidth, height: thumbHeight),
             variants: StoredVariant.variants(column: variants), altText: altText)
     }
 
-    public func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (
+    public func createMediaUpload(_ photo: StoredPhoto, userID: Int64, expiringBefore: Date) async throws -> (
         id: Int64, expired: [String]
     ) {
         try await write { [logger] connection, _ in
@@ -30,16 +29,15 @@ extension PostgresStore {
                 RETURNING \(unescaped: Self.uploadColumns)
                 """, logger: logger
             ).collect() {
-                let upload = try Self.upload(row)
-                expired += [upload.full.fileName, upload.thumb.fileName] + upload.variants.map(\.fileName)
+                expired += try Self.upload(row).fileNames
             }
             let rows = try await connection.query(
                 """
                 INSERT INTO media_uploads (user_id, width, height, full_file, full_width, full_height, thumb_file,
                   thumb_width, thumb_height, variants, alt_text, created_at)
-                VALUES (\(image.authorID), \(image.width), \(image.height), \(image.full.fileName),
-                  \(image.full.width), \(image.full.height), \(image.thumb.fileName), \(image.thumb.width),
-                  \(image.thumb.height), \(StoredVariant.column(image.variants)), \(image.altText), \(Self.now))
+                VALUES (\(userID), \(photo.width), \(photo.height), \(photo.full.fileName),
+                  \(photo.full.width), \(photo.full.height), \(photo.thumb.fileName), \(photo.thumb.width),
+                  \(photo.thumb.height), \(StoredVariant.column(photo.variants)), \(photo.altText), \(Self.now))
                 RETURNING id
                 """, logger: logger
             ).collect()
@@ -47,7 +45,7 @@ extension PostgresStore {
         }
     }
 
-    public func mediaUpload(id: Int64, userID: Int64) async throws -> NewPost? {
+    public func mediaUpload(id: Int64, userID: Int64) async throws -> StoredPhoto? {
         try await read { [logger] connection in
             try await connection.query(
                 """
@@ -57,7 +55,7 @@ extension PostgresStore {
         }
     }
 
-    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost {
+    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> StoredPhoto {
         try await write { [logger] connection, _ in
             let rows = try await connection.query(
                 """
@@ -70,8 +68,8 @@ extension PostgresStore {
         }
     }
 
-    public func createPost(fromUpload id: Int64, userID: Int64, caption: String) async throws -> Post {
-        try await write { [logger] connection, changes in
+    public func deleteMediaUpload(id: Int64, userID: Int64) async throws -> [String] {
+        try await write { [logger] connection, _ in
             let rows = try await connection.query(
                 """
                 DELETE FROM media_uploads WHERE id = \(id) AND user_id = \(userID)
@@ -79,9 +77,27 @@ extension PostgresStore {
                 """, logger: logger
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("media") }
-            var post = try Self.upload(row)
-            post.caption = caption
-            return try await Self.insertPost(connection, post, changes: changes, logger: logger)
+            return try Self.upload(row).fileNames
+        }
+    }
+
+    public func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post {
+        try await write { [logger] connection, changes in
+            var photos: [StoredPhoto] = []
+            for id in ids {
+                let rows = try await connection.query(
+                    """
+                    DELETE FROM media_uploads WHERE id = \(id) AND user_id = \(userID)
+                    RETURNING \(unescaped: Self.uploadColumns)
+                    """, logger: logger
+                ).collect()
+                guard let row = rows.first else { throw StoreError.notFound("media") }
+                photos.append(try Self.upload(row))
+            }
+            guard !photos.isEmpty else { throw StoreError.notFound("media") }
+            return try await Self.insertPost(
+                connection, NewPost(authorID: userID, caption: caption, photos: photos), changes: changes,
+                logger: logger)
         }
     }
 }

@@ -34,15 +34,25 @@ extension PostgresStore {
         let rows = try await connection.query(
             """
             INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-              thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count)
-            VALUES (\(post.authorID), \(post.caption), \(post.width), \(post.height), \(post.full.fileName),
-              \(post.full.width), \(post.full.height), \(post.thumb.fileName), \(post.thumb.width),
-              \(post.thumb.height), \(StoredVariant.column(post.variants)), \(post.altText), \(Self.now),
-              coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false))
+              thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count, photo_count)
+            VALUES (\(post.authorID), \(post.caption), \(post.cover.width), \(post.cover.height), \(post.cover.full.fileName),
+              \(post.cover.full.width), \(post.cover.full.height), \(post.cover.thumb.fileName), \(post.cover.thumb.width),
+              \(post.cover.thumb.height), \(StoredVariant.column(post.cover.variants)), \(post.cover.altText), \(Self.now),
+              coalesce((SELECT hide_like_counts FROM users WHERE id = \(post.authorID)), false),
+              \(1 + post.morePhotos.count))
             RETURNING id
             """, logger: logger
         ).collect()
         let id = try rows[0].decode(Int64.self)
+        for (index, photo) in post.morePhotos.enumerated() {
+            try await connection.query(
+                """
+                INSERT INTO post_photos (post_id, position, \(unescaped: PostRows.photoColumns))
+                VALUES (\(id), \(index + 1), \(photo.width), \(photo.height), \(photo.full.fileName),
+                  \(photo.full.width), \(photo.full.height), \(photo.thumb.fileName), \(photo.thumb.width),
+                  \(photo.thumb.height), \(StoredVariant.column(photo.variants)), \(photo.altText))
+                """, logger: logger)
+        }
         try await file(connection, postID: id, caption: post.caption, logger: logger)
         // A new post has no likers to hide.
         guard let created = try await self.post(connection, id: id, viewer: post.authorID, hiding: [], logger: logger)
@@ -97,11 +107,43 @@ extension PostgresStore {
         }
     }
 
-    public func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post {
-        try await editOwnPost(
-            postID: postID, viewer: viewer, column: "alt_text", to: altText,
-            update: "UPDATE posts SET alt_text = \(altText), version = version + 1 WHERE id = \(postID)",
-            event: { .imageChanged(postID: postID, version: $0.version) })
+    public func setAltText(postID: Int64, viewer: Int64, photo: Int, altText: String?) async throws -> Post {
+        try await write { [logger] connection, changes in
+            let rows = try await connection.query(
+                """
+                SELECT p.author_id, p.photo_count, CASE WHEN \(photo) = 0 THEN p.alt_text ELSE pp.alt_text END
+                FROM posts p LEFT JOIN post_photos pp ON pp.post_id = p.id AND pp.position = \(photo)
+                WHERE p.id = \(postID) FOR NO KEY UPDATE OF p
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("post") }
+            let (author, count, old) = try row.decode((Int64, Int, String?).self)
+            guard author == viewer else { throw StoreError.forbidden }
+            guard photo >= 0, photo < count else { throw StoreError.notFound("photo") }
+            let changed = old != altText
+            if changed {
+                if photo > 0 {
+                    try await connection.query(
+                        """
+                        UPDATE post_photos SET alt_text = \(altText) WHERE post_id = \(postID) AND position = \(photo)
+                        """, logger: logger)
+                }
+                try await connection.query(
+                    """
+                    UPDATE posts SET alt_text = CASE WHEN \(photo) = 0 THEN \(altText) ELSE alt_text END,
+                      version = version + 1
+                    WHERE id = \(postID)
+                    """, logger: logger)
+            }
+            guard
+                let post = try await Self.post(
+                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            else {
+                throw StoreError.notFound("post")
+            }
+            if changed { changes.publish(.imageChanged(postID: postID, version: post.version)) }
+            return post
+        }
     }
 
     /// Sets one column of a post `viewer` wrote, in one transaction: reads `column` locked and, when it is not
@@ -191,9 +233,10 @@ extension PostgresStore {
         variants: String?, changes: Changes, logger: Logger
     ) async throws -> [String] {
         let audience = try await audience(connection, postID: id, logger: logger)
+        let more = try await PostRows.morePhotos(connection, of: [id], logger: logger)[id] ?? []
         try await connection.query("DELETE FROM posts WHERE id = \(id)", logger: logger)
         changes.publish(.postDeleted(postID: id, version: version + 1, audience: audience), author: author)
-        return files + StoredVariant.variants(column: variants).map(\.fileName)
+        return files + StoredVariant.variants(column: variants).map(\.fileName) + more.flatMap(\.fileNames)
     }
 
     /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only

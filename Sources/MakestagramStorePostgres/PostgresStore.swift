@@ -401,6 +401,8 @@ public final class PostgresStore: Store, Service {
                     UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM posts WHERE variants IS NOT NULL
                     UNION ALL SELECT full_file FROM media_uploads UNION ALL SELECT thumb_file FROM media_uploads
                     UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM media_uploads WHERE variants IS NOT NULL
+                    UNION ALL SELECT full_file FROM post_photos UNION ALL SELECT thumb_file FROM post_photos
+                    UNION ALL SELECT unnest(string_to_array(variants, ' ')) FROM post_photos WHERE variants IS NOT NULL
                     """, logger: logger)
                 var files = MediaNameSet()
                 for try await name in rows.decode(String.self) { files.insert(name) }

@@ -34,6 +34,7 @@ enum Schema {
         ("v19 like records built from the record's own keys", v19),
         ("v20 likes hold their posts' authors without blocking the activity consumer", v20),
         ("v21 alt text", v21),
+        ("v22 albums", v22),
     ]
 
     static let v1 = """

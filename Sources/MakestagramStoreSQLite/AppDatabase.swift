@@ -79,6 +79,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v15 people search by two letters", migrate: Schema.v15)
         migrator.registerMigration("v16 the change log, and activity derived from it", migrate: Schema.v16)
         migrator.registerMigration("v17 alt text", migrate: Schema.v17)
+        migrator.registerMigration("v18 albums", migrate: Schema.v18)
         return migrator
     }
 }

@@ -13,7 +13,7 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text
+        p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count
         """
 
     /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page), leaving the
@@ -41,6 +41,61 @@ enum PostQuery {
             likers: MakestagramStore.likerNames(likers, hiding: hidden),
             version: row[13],
             editedAt: editedAt.map(Date.init(timeIntervalSince1970:)), likeCountHidden: row[21])
+    }
+
+    /// Whether a row selected with ``columns`` is an album (more than one photo).
+    static func isAlbum(_ row: Row) -> Bool {
+        (row[24] as Int) > 1
+    }
+
+    /// Columns of an album's photo after the first (`post_photos`).
+    static let photoColumns = """
+        width, height, full_file, full_width, full_height, thumb_file, thumb_width, thumb_height, variants, alt_text
+        """
+
+    /// Decodes a row whose columns from `start` on are ``photoColumns``.
+    static func photo(_ row: Row, from start: Int = 0) -> StoredPhoto {
+        StoredPhoto(
+            width: row[start], height: row[start + 1],
+            full: StoredVariant(fileName: row[start + 2], width: row[start + 3], height: row[start + 4]),
+            thumb: StoredVariant(fileName: row[start + 5], width: row[start + 6], height: row[start + 7]),
+            variants: StoredVariant.variants(column: row[start + 8]), altText: row[start + 9])
+    }
+
+    /// Fills in the photos after the first of the `albums` among `posts`, in order, with one statement for the list.
+    static func withAlbumPhotos(_ db: Database, _ posts: [Post], albums: Set<Int64>) throws -> [Post] {
+        guard !albums.isEmpty else { return posts }
+        let ids = "[" + albums.map(String.init).joined(separator: ",") + "]"
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT post_id, \(photoColumns) FROM post_photos
+                    WHERE post_id IN (SELECT value FROM json_each(:ids)) ORDER BY post_id, position
+                    """),
+            arguments: ["ids": ids])
+        var byPost: [Int64: [PostImage]] = [:]
+        while let row = try rows.next() {
+            let postID: Int64 = row[0]
+            byPost[postID, default: []].append(photo(row, from: 1).image)
+        }
+        return posts.map { post in
+            guard let more = byPost[post.id] else { return post }
+            var post = post
+            post.photos = [post.image] + more
+            return post
+        }
+    }
+
+    /// Reads the posts `rows` select (``columns``), with every photo and the newest comments.
+    static func complete(_ db: Database, rows: RowCursor, hiding hidden: Set<String>) throws -> [Post] {
+        var posts: [Post] = []
+        var albums = Set<Int64>()
+        while let row = try rows.next() {
+            let post = post(row, hiding: hidden)
+            if isAlbum(row) { albums.insert(post.id) }
+            posts.append(post)
+        }
+        return try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums))
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan
@@ -83,15 +138,14 @@ enum PostQuery {
     static func posts(_ db: Database, ids: [Int64], viewer: Int64, hiding hidden: Set<String>) throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
-        let posts = try Row.fetchCursor(
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT \(columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
                     WHERE p.id IN (SELECT value FROM json_each(:ids))
                     """),
-            arguments: ["ids": list, "viewer": viewer]
-        ).map { post($0, hiding: hidden) }
-        return try withRecentComments(db, Array(posts))
+            arguments: ["ids": list, "viewer": viewer])
+        return try complete(db, rows: rows, hiding: hidden)
     }
 
     /// Lists one page of a newest-first post list: each post's ID, version and whether the viewer liked it. The

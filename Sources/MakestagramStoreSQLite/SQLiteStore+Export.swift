@@ -10,7 +10,7 @@ extension SQLiteStore {
             guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else { return nil }
             let avatar = try String.fetchOne(
                 db, sql: "SELECT avatar_large_file FROM users WHERE id = ?", arguments: [userID])
-            let posts = try Row.fetchAll(
+            var posts = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT id, created_at, caption, edited_at, like_count, comment_count, width, height, full_file,
@@ -24,6 +24,25 @@ extension SQLiteStore {
                     editedAt: (row["edited_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
                     likeCount: row["like_count"], commentCount: row["comment_count"], width: row["width"],
                     height: row["height"], fileName: row["full_file"], altText: row["alt_text"])
+            }
+            var morePhotos: [Int64: [UserDataExport.ExportedPhoto]] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT pp.post_id, pp.full_file, pp.width, pp.height, pp.alt_text
+                    FROM posts p JOIN post_photos pp ON pp.post_id = p.id WHERE p.author_id = ?
+                    ORDER BY pp.post_id, pp.position
+                    """, arguments: [userID])
+            {
+                morePhotos[row["post_id"], default: []].append(
+                    UserDataExport.ExportedPhoto(
+                        fileName: row["full_file"], width: row["width"], height: row["height"],
+                        altText: row["alt_text"]))
+            }
+            posts = posts.map { post in
+                var post = post
+                post.morePhotos = morePhotos[post.id] ?? []
+                return post
             }
             let comments = try Row.fetchAll(
                 db, sql: "SELECT id, post_id, text, created_at FROM comments WHERE author_id = ? ORDER BY id",

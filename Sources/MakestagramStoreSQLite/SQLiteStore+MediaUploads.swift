@@ -4,25 +4,22 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    static func upload(_ row: Row) -> NewPost {
-        NewPost(
-            authorID: row["user_id"], caption: "", width: row["width"], height: row["height"],
+    static func upload(_ row: Row) -> StoredPhoto {
+        StoredPhoto(
+            width: row["width"], height: row["height"],
             full: StoredVariant(fileName: row["full_file"], width: row["full_width"], height: row["full_height"]),
             thumb: StoredVariant(fileName: row["thumb_file"], width: row["thumb_width"], height: row["thumb_height"]),
             variants: StoredVariant.variants(column: row["variants"]), altText: row["alt_text"])
     }
 
-    public func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (
+    public func createMediaUpload(_ photo: StoredPhoto, userID: Int64, expiringBefore: Date) async throws -> (
         id: Int64, expired: [String]
     ) {
         try await write { db in
             let expired = try Row.fetchAll(
                 db, sql: "DELETE FROM media_uploads WHERE created_at < ? RETURNING *",
                 arguments: [expiringBefore.timeIntervalSince1970]
-            ).flatMap { row -> [String] in
-                let upload = Self.upload(row)
-                return [upload.full.fileName, upload.thumb.fileName] + upload.variants.map(\.fileName)
-            }
+            ).flatMap { Self.upload($0).fileNames }
             try db.execute(
                 sql: """
                     INSERT INTO media_uploads (user_id, width, height, full_file, full_width, full_height, thumb_file,
@@ -30,15 +27,15 @@ extension SQLiteStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    image.authorID, image.width, image.height, image.full.fileName, image.full.width,
-                    image.full.height, image.thumb.fileName, image.thumb.width, image.thumb.height,
-                    StoredVariant.column(image.variants), image.altText, Self.now,
+                    userID, photo.width, photo.height, photo.full.fileName, photo.full.width,
+                    photo.full.height, photo.thumb.fileName, photo.thumb.width, photo.thumb.height,
+                    StoredVariant.column(photo.variants), photo.altText, Self.now,
                 ])
             return (db.lastInsertedRowID, expired)
         }
     }
 
-    public func mediaUpload(id: Int64, userID: Int64) async throws -> NewPost? {
+    public func mediaUpload(id: Int64, userID: Int64) async throws -> StoredPhoto? {
         try await read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM media_uploads WHERE id = ? AND user_id = ?", arguments: [id, userID]
@@ -46,7 +43,7 @@ extension SQLiteStore {
         }
     }
 
-    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost {
+    public func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> StoredPhoto {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
@@ -57,16 +54,30 @@ extension SQLiteStore {
         }
     }
 
-    public func createPost(fromUpload id: Int64, userID: Int64, caption: String) async throws -> Post {
+    public func deleteMediaUpload(id: Int64, userID: Int64) async throws -> [String] {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
                     db, sql: "DELETE FROM media_uploads WHERE id = ? AND user_id = ? RETURNING *",
                     arguments: [id, userID])
             else { throw StoreError.notFound("media") }
-            var post = Self.upload(row)
-            post.caption = caption
-            return try insertPost(db, post)
+            return Self.upload(row).fileNames
+        }
+    }
+
+    public func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post {
+        try await write { db in
+            var photos: [StoredPhoto] = []
+            for id in ids {
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "DELETE FROM media_uploads WHERE id = ? AND user_id = ? RETURNING *",
+                        arguments: [id, userID])
+                else { throw StoreError.notFound("media") }
+                photos.append(Self.upload(row))
+            }
+            guard !photos.isEmpty else { throw StoreError.notFound("media") }
+            return try insertPost(db, NewPost(authorID: userID, caption: caption, photos: photos))
         }
     }
 }

@@ -184,6 +184,10 @@ extension SQLiteStore {
                     SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id
                     WHERE u.status <> 'active'
                     UNION ALL
+                    SELECT pp.full_file, pp.thumb_file, pp.variants
+                    FROM users u JOIN posts p ON p.author_id = u.id JOIN post_photos pp ON pp.post_id = p.id
+                    WHERE u.status <> 'active'
+                    UNION ALL
                     SELECT m.full_file, m.thumb_file, m.variants FROM users u JOIN media_uploads m ON m.user_id = u.id
                     WHERE u.status <> 'active'
                     UNION ALL

@@ -5,15 +5,14 @@ import MakestagramStore
 
 extension SQLiteStore {
     static func post(_ db: Database, id: Int64, viewer: Int64, hiding hidden: Set<String>) throws -> Post? {
-        let post = try Row.fetchOne(
+        let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
                     SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
                     WHERE p.id = :id
                     """),
-            arguments: ["id": id, "viewer": viewer]
-        ).map { PostQuery.post($0, hiding: hidden) }
-        return try post.flatMap { try PostQuery.withRecentComments(db, [$0]).first }
+            arguments: ["id": id, "viewer": viewer])
+        return try PostQuery.complete(db, rows: rows, hiding: hidden).first
     }
 
     public func createPost(_ post: NewPost) async throws -> Post {
@@ -25,15 +24,30 @@ extension SQLiteStore {
         try db.execute(
             sql: """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
-                  thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?))
+                  thumb_file, thumb_width, thumb_height, variants, alt_text, created_at, hide_like_count,
+                  photo_count)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT hide_like_counts FROM users WHERE id = ?), ?)
                 """,
             arguments: [
-                post.authorID, post.caption, post.width, post.height, post.full.fileName, post.full.width,
-                post.full.height, post.thumb.fileName, post.thumb.width, post.thumb.height,
-                StoredVariant.column(post.variants), post.altText, Self.now, post.authorID,
+                post.authorID, post.caption, post.cover.width, post.cover.height, post.cover.full.fileName,
+                post.cover.full.width,
+                post.cover.full.height, post.cover.thumb.fileName, post.cover.thumb.width, post.cover.thumb.height,
+                StoredVariant.column(post.cover.variants), post.cover.altText, Self.now, post.authorID,
+                1 + post.morePhotos.count,
             ])
         let id = db.lastInsertedRowID
+        for (index, photo) in post.morePhotos.enumerated() {
+            try db.execute(
+                sql: """
+                    INSERT INTO post_photos (post_id, position, \(PostQuery.photoColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, index + 1, photo.width, photo.height, photo.full.fileName, photo.full.width,
+                    photo.full.height, photo.thumb.fileName, photo.thumb.width, photo.thumb.height,
+                    StoredVariant.column(photo.variants), photo.altText,
+                ])
+        }
         try Self.file(db, postID: id, caption: post.caption)
         guard let created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames) else {
             throw StoreError.notFound("post")
@@ -83,18 +97,33 @@ extension SQLiteStore {
         }
     }
 
-    public func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post {
+    public func setAltText(postID: Int64, viewer: Int64, photo: Int, altText: String?) async throws -> Post {
         try await write { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT author_id, alt_text FROM posts WHERE id = ?", arguments: [postID])
+                    db,
+                    sql: """
+                        SELECT p.author_id, p.photo_count,
+                          CASE WHEN ?2 = 0 THEN p.alt_text ELSE pp.alt_text END AS alt_text
+                        FROM posts p LEFT JOIN post_photos pp ON pp.post_id = p.id AND pp.position = ?2
+                        WHERE p.id = ?1
+                        """, arguments: [postID, photo])
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            guard photo >= 0, photo < row["photo_count"] as Int else { throw StoreError.notFound("photo") }
             let changed = (row["alt_text"] as String?) != altText
             if changed {
+                if photo > 0 {
+                    try db.execute(
+                        sql: "UPDATE post_photos SET alt_text = ? WHERE post_id = ? AND position = ?",
+                        arguments: [altText, postID, photo])
+                }
                 try db.execute(
-                    sql: "UPDATE posts SET alt_text = ?, version = version + 1 WHERE id = ?",
-                    arguments: [altText, postID])
+                    sql: """
+                        UPDATE posts SET alt_text = CASE WHEN ?3 = 0 THEN ?1 ELSE alt_text END, version = version + 1
+                        WHERE id = ?2
+                        """,
+                    arguments: [altText, postID, photo])
             }
             guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
                 throw StoreError.notFound("post")
@@ -175,8 +204,12 @@ extension SQLiteStore {
         let version: Int64 = row["version"]
         let audience = try Self.audience(db, postID: id)
         try publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
+        let more = try Row.fetchAll(
+            db, sql: "SELECT \(PostQuery.photoColumns) FROM post_photos WHERE post_id = ?", arguments: [id]
+        ).flatMap { PostQuery.photo($0).fileNames }
         try db.execute(sql: "DELETE FROM posts WHERE id = ?", arguments: [id])
         return [row["full_file"], row["thumb_file"]] + StoredVariant.variants(column: row["variants"]).map(\.fileName)
+            + more
     }
 
     /// Lists the page from the viewer's kept window when it holds the page (see ``TimelineCache``), reading only

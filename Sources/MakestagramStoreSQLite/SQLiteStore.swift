@@ -224,7 +224,7 @@ public struct SQLiteStore: Store {
         // a reader (and the WAL's checkpoint) for seconds.
         for (table, columns) in [
             ("posts", "full_file, thumb_file, variants"), ("users", "avatar_file, avatar_large_file, NULL"),
-            ("media_uploads", "full_file, thumb_file, variants"),
+            ("media_uploads", "full_file, thumb_file, variants"), ("post_photos", "full_file, thumb_file, variants"),
         ] {
             var after: Int64 = 0
             while true {

@@ -4,7 +4,7 @@ import MakestagramAPI
 /// The web client: the whole app as HTML, CSS and JavaScript modules with no build step, shipped as this module's
 /// resources (`web/`) and served by the server at `/`. The values the client shares with the server (problem and
 /// close codes, field limits, the upload limit, the photo formats the server reads) are not copied into its scripts:
-/// ``constantsModule(maxUploadBytes:heifBrands:)`` writes them, from the server's own definitions, into the
+/// ``constantsModule(maxUploadBytes:maxPhotosPerPost:heifBrands:)`` writes them, from the server's own definitions, into the
 /// `constants.js` module the scripts import.
 public enum WebClient {
     /// Why the client's files could not be read.
@@ -21,19 +21,25 @@ public enum WebClient {
     /// Every file of the client by name (`index.html`, `main.js`, …), `constants.js` included; `heifBrands` are the
     /// HEIF brands the server reads as photos (Photos' `ImageFormat`), so that the composer recognises a photo by
     /// its first bytes as the server will.
-    public static func files(maxUploadBytes: Int, heifBrands: [String] = []) throws -> [String: Data] {
+    public static func files(
+        maxUploadBytes: Int, maxPhotosPerPost: Int = Post.photoLimit, heifBrands: [String] = []
+    ) throws -> [String: Data] {
         guard let folder = Bundle.module.url(forResource: "web", withExtension: nil) else { throw LoadError.missing }
         var files: [String: Data] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where !name.hasPrefix(".") {
             files[name] = try Data(contentsOf: folder.appendingPathComponent(name))
         }
         guard files["index.html"] != nil else { throw LoadError.missing }
-        files["constants.js"] = Data(constantsModule(maxUploadBytes: maxUploadBytes, heifBrands: heifBrands).utf8)
+        files["constants.js"] = Data(
+            constantsModule(maxUploadBytes: maxUploadBytes, maxPhotosPerPost: maxPhotosPerPost, heifBrands: heifBrands)
+                .utf8)
         return files
     }
 
     /// The `constants.js` module: what the scripts must agree on with the server, from the server's own values.
-    public static func constantsModule(maxUploadBytes: Int, heifBrands: [String] = []) -> String {
+    public static func constantsModule(
+        maxUploadBytes: Int, maxPhotosPerPost: Int = Post.photoLimit, heifBrands: [String] = []
+    ) -> String {
         func object(_ pairs: [(String, String)]) -> String {
             "{ " + pairs.map { "\($0.0): \($0.1)" }.joined(separator: ", ") + " }"
         }
@@ -59,7 +65,8 @@ public enum WebClient {
             ("bioLength", range(Limits.bioLength)),
             ("moderationReasonLength", range(Limits.moderationReasonLength)),
             ("deletedUsernameReservedDays", String(Limits.deletedUsernameReservedDays)),
-            ("maxUploadBytes", String(maxUploadBytes)), ("likersPreview", String(Post.likersPreviewLimit)),
+            ("maxUploadBytes", String(maxUploadBytes)), ("maxPhotosPerPost", String(maxPhotosPerPost)),
+            ("likersPreview", String(Post.likersPreviewLimit)),
             ("maxSubscriptions", String(LiveProtocol.maxSubscriptions)),
             ("heifBrands", "[" + heifBrands.sorted().map { "\"\($0)\"" }.joined(separator: ", ") + "]"),
         ]

@@ -101,9 +101,18 @@ import Testing
             let empty = try await refused("chelsea.jpg", caption: "", data: Data())
             #expect(empty.status == 422 && empty.detail.contains("empty"))
             let notMultipart = try await client.problem(
-                .post, "/api/v1/posts", as: alice, headers: [.contentType: "application/json"],
+                .post, "/api/v1/posts", as: alice, headers: [.contentType: "text/plain"],
                 body: ByteBuffer(string: "{}"))
             #expect(notMultipart.status == 415)
+            // JSON is a post of photos uploaded first: it needs them.
+            let noUploads = try await client.problem(
+                .post, "/api/v1/posts", as: alice, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: "{}"))
+            #expect(noUploads.status == 400)
+            let emptyAlbum = try await client.problem(
+                .post, "/api/v1/posts", as: alice, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"uploads":[]}"#))
+            #expect(emptyAlbum.status == 422 && emptyAlbum.detail.contains("at least one photo"))
             #expect(try mediaFiles(folder).isEmpty)
             let profile: UserProfile = try await client.call(.get, "/api/v1/users/alice", as: alice)
             #expect(profile.postCount == 0)

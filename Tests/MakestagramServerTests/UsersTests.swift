@@ -128,12 +128,15 @@ import Testing
                     .post, "/api/v1/sessions", json: LogInRequest(username: "alice", password: "makestagram"))
                 let alice = TestUser(profile: login.user, token: login.token)
                 let timeline: Page<Post> = try await client.call(.get, "/api/v1/timeline", as: alice)
-                #expect(timeline.items.count == 5)
+                #expect(timeline.items.count == 6)
                 #expect(timeline.items.contains { ($0.likeCount ?? 0) > 0 && $0.commentCount > 0 })
-                // Each demo post keeps every rendition its upload made, and no file is left over.
-                #expect(timeline.items.allSatisfy { !$0.image.variants.isEmpty })
+                let album = try #require(timeline.items.first { $0.photos.count > 1 })
+                #expect(album.photos.count == 3 && album.photos.allSatisfy { $0.altText != nil })
+                // Each demo photo keeps every rendition its upload made, and no file is left over.
+                let photos = timeline.items.flatMap(\.photos)
+                #expect(photos.allSatisfy { !$0.variants.isEmpty })
                 let referenced = Set(
-                    timeline.items.flatMap { [$0.image.full, $0.image.thumb] + $0.image.variants }.map {
+                    photos.flatMap { [$0.full, $0.thumb] + $0.variants }.map {
                         String($0.url.split(separator: "/").last ?? "")
                     })
                 let stored = try FileManager.default.contentsOfDirectory(

@@ -62,35 +62,36 @@ import Testing
             let store = made.store
             let alice = try await store.user("alice")
             let bob = try await store.user("bob")
-            let image = NewPost(
-                authorID: alice, caption: "", width: 40, height: 30,
-                full: StoredVariant(fileName: "up-f.jpg", width: 40, height: 30),
+            let image = StoredPhoto(
+                width: 40, height: 30, full: StoredVariant(fileName: "up-f.jpg", width: 40, height: 30),
                 thumb: StoredVariant(fileName: "up-t.jpg", width: 32, height: 32),
                 variants: [StoredVariant(fileName: "up-320.webp", width: 320, height: 240)])
-            let upload = try await store.createMediaUpload(image, expiringBefore: Date().addingTimeInterval(-60))
+            let upload = try await store.createMediaUpload(
+                image, userID: alice, expiringBefore: Date().addingTimeInterval(-60))
             #expect(upload.expired.isEmpty)
             #expect(
                 try await store.referencedMediaFiles().names.isSuperset(of: ["up-f.jpg", "up-t.jpg", "up-320.webp"]))
             #expect(try await store.mediaUpload(id: upload.id, userID: bob) == nil)
             await #expect(throws: StoreError.notFound("media")) {
-                _ = try await store.createPost(fromUpload: upload.id, userID: bob, caption: "mine now")
+                _ = try await store.createPost(fromUploads: [upload.id], userID: bob, caption: "mine now")
             }
-            let post = try await store.createPost(fromUpload: upload.id, userID: alice, caption: "Hello #world")
+            let post = try await store.createPost(fromUploads: [upload.id], userID: alice, caption: "Hello #world")
             #expect(post.caption == "Hello #world" && post.image.variants.count == 1 && post.author.id == alice)
             #expect(
                 try await store.posts(tag: "world", viewer: bob, page: PageRequest(limit: 5)).items.map(\.id) == [
                     post.id
                 ])
             await #expect(throws: StoreError.notFound("media"), "once") {
-                _ = try await store.createPost(fromUpload: upload.id, userID: alice, caption: "again")
+                _ = try await store.createPost(fromUploads: [upload.id], userID: alice, caption: "again")
             }
             // An old upload nobody posted is forgotten, its files answered for removal.
             var stale = image
             stale.full.fileName = "old-f.jpg"
             stale.thumb.fileName = "old-t.jpg"
             stale.variants = []
-            _ = try await store.createMediaUpload(stale, expiringBefore: Date().addingTimeInterval(-60))
-            let next = try await store.createMediaUpload(image, expiringBefore: Date().addingTimeInterval(60))
+            _ = try await store.createMediaUpload(stale, userID: alice, expiringBefore: Date().addingTimeInterval(-60))
+            let next = try await store.createMediaUpload(
+                image, userID: alice, expiringBefore: Date().addingTimeInterval(60))
             #expect(Set(next.expired) == ["old-f.jpg", "old-t.jpg"])
         }
     }

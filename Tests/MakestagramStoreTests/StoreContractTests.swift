@@ -401,7 +401,7 @@ import Testing
                 _ = try await store.setFollow(viewer: alice, username: followee, following: true)
             }
             _ = try await store.setFollow(viewer: carol, username: "alice", following: true)
-            _ = try await store.setAltText(postID: second, viewer: alice, altText: "Two cats")
+            _ = try await store.setAltText(postID: second, viewer: alice, photo: 0, altText: "Two cats")
 
             let export = try #require(try await store.dataExport(userID: alice))
             #expect(export.posts.map(\.altText) == [nil, "Two cats"])

@@ -37,6 +37,61 @@ struct SettledSink {
     }
 
     /// A photo's alt text is kept whole from its post (or its upload ahead) to every read; only the author changes
+    /// An album keeps its photos in the author's order, each with its own files and alt text: every read has them
+    /// all, one photo's alt text changes alone (published), and deleting the post answers every file.
+    @Test(arguments: StoreFactory.all)
+    func anAlbumKeepsItsPhotosInOrderEverywhere(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            _ = try await store.setFollow(viewer: bob, username: "alice", following: true)
+            func photo(_ name: String, _ alt: String?) -> StoredPhoto {
+                StoredPhoto(
+                    width: 400, height: 300, full: StoredVariant(fileName: "\(name)f.jpg", width: 400, height: 300),
+                    thumb: StoredVariant(fileName: "\(name)t.jpg", width: 320, height: 320),
+                    variants: [StoredVariant(fileName: "\(name)v.webp", width: 320, height: 240)], altText: alt)
+            }
+            let photos = [photo("a1", "First"), photo("a2", nil), photo("a3", "Third")]
+            let created = try await store.createPost(
+                NewPost(authorID: alice, caption: "Trip #album", photos: photos))
+            #expect(created.photos == photos.map(\.image))
+            #expect(created.image == photos[0].image, "the first photo is the cover")
+            let single = try await store.photoPost(by: alice, caption: "one")
+            let timeline = try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items
+            #expect(timeline.map(\.photos.count) == [1, 3])
+            #expect(timeline[1].photos.map(\.altText) == ["First", nil, "Third"])
+            #expect(
+                try await store.posts(ids: [created.id, single], viewer: bob).first { $0.id == created.id }?.photos
+                    == created.photos)
+            #expect(try await store.post(id: created.id, viewer: bob)?.photos == created.photos)
+            #expect(
+                try await store.posts(tag: "album", viewer: bob, page: PageRequest(limit: 5)).items.first?.photos
+                    == created.photos)
+            let files = try await store.referencedMediaFiles()
+            for name in photos.flatMap(\.fileNames) { #expect(files.contains(name)) }
+            _ = try await sink.take()
+
+            let edited = try await store.setAltText(postID: created.id, viewer: alice, photo: 1, altText: "Second")
+            #expect(edited.photos.map(\.altText) == ["First", "Second", "Third"] && edited.version > created.version)
+            #expect(try await sink.take().contains(.imageChanged(postID: created.id, version: edited.version)))
+            await #expect(throws: StoreError.notFound("photo")) {
+                _ = try await store.setAltText(postID: created.id, viewer: alice, photo: 3, altText: "none")
+            }
+            await #expect(throws: StoreError.forbidden) {
+                _ = try await store.setAltText(postID: created.id, viewer: bob, photo: 2, altText: "mine")
+            }
+            let export = try #require(try await store.dataExport(userID: alice))
+            let exported = try #require(export.posts.first { $0.id == created.id })
+            #expect(exported.altText == "First" && exported.morePhotos.map(\.altText) == ["Second", "Third"])
+            #expect(exported.morePhotos.map(\.fileName) == ["a2f.jpg", "a3f.jpg"])
+
+            let removed = try await store.deletePost(id: created.id, viewer: alice)
+            #expect(Set(removed) == Set(photos.flatMap(\.fileNames)))
+            let after = try await store.referencedMediaFiles()
+            for name in photos.flatMap(\.fileNames) { #expect(!after.contains(name)) }
+        }
+    }
+
     /// it, a change grows the version and is published, and every list sees it.
     @Test(arguments: StoreFactory.all)
     func altTextIsKeptReadEverywhereAndChangedOnlyByTheAuthor(factory: StoreFactory) async throws {
@@ -57,12 +112,13 @@ struct SettledSink {
             _ = try await sink.take()
 
             await #expect(throws: StoreError.forbidden) {
-                _ = try await store.setAltText(postID: created.id, viewer: bob, altText: "mine")
+                _ = try await store.setAltText(postID: created.id, viewer: bob, photo: 0, altText: "mine")
             }
             await #expect(throws: StoreError.notFound("post")) {
-                _ = try await store.setAltText(postID: created.id + 1000, viewer: alice, altText: "x")
+                _ = try await store.setAltText(postID: created.id + 1000, viewer: alice, photo: 0, altText: "x")
             }
-            let edited = try await store.setAltText(postID: created.id, viewer: alice, altText: "A grey cat asleep")
+            let edited = try await store.setAltText(
+                postID: created.id, viewer: alice, photo: 0, altText: "A grey cat asleep")
             #expect(edited.image.altText == "A grey cat asleep" && edited.version > created.version)
             #expect(edited.caption == "Our cat" && edited.editedAt == nil, "the caption was not edited")
             #expect(
@@ -70,25 +126,25 @@ struct SettledSink {
                 "screens showing it hear of it")
             let seen = try #require(try await store.timeline(viewer: bob, page: PageRequest(limit: 10)).items.first)
             #expect(seen.image.altText == "A grey cat asleep" && seen.version == edited.version)
-            let same = try await store.setAltText(postID: created.id, viewer: alice, altText: "A grey cat asleep")
+            let same = try await store.setAltText(
+                postID: created.id, viewer: alice, photo: 0, altText: "A grey cat asleep")
             #expect(same.version == edited.version, "the same text changes nothing")
-            let cleared = try await store.setAltText(postID: created.id, viewer: alice, altText: nil)
+            let cleared = try await store.setAltText(postID: created.id, viewer: alice, photo: 0, altText: nil)
             #expect(cleared.image.altText == nil && cleared.version > edited.version)
 
             // A photo uploaded ahead keeps its alt text, which can change until it is posted, by its owner only.
             let upload = try await store.createMediaUpload(
-                NewPost(
-                    authorID: alice, caption: "", width: 400, height: 300,
-                    full: StoredVariant(fileName: "upf.jpg", width: 400, height: 300),
+                StoredPhoto(
+                    width: 400, height: 300, full: StoredVariant(fileName: "upf.jpg", width: 400, height: 300),
                     thumb: StoredVariant(fileName: "upt.jpg", width: 320, height: 320), altText: "first words"),
-                expiringBefore: .distantPast)
+                userID: alice, expiringBefore: .distantPast)
             #expect(try await store.mediaUpload(id: upload.id, userID: alice)?.altText == "first words")
             await #expect(throws: StoreError.notFound("media")) {
                 _ = try await store.setUploadAltText(id: upload.id, userID: bob, altText: "x")
             }
             let changed = try await store.setUploadAltText(id: upload.id, userID: alice, altText: "A dog")
             #expect(changed.altText == "A dog")
-            let posted = try await store.createPost(fromUpload: upload.id, userID: alice, caption: "Dog")
+            let posted = try await store.createPost(fromUploads: [upload.id], userID: alice, caption: "Dog")
             #expect(posted.image.altText == "A dog")
         }
     }

@@ -248,6 +248,60 @@ def test_alt_text_through_mastodon_py_before_and_after_posting(public):
     assert too_long.value.args[1] == 422
 
 
+def test_an_album_through_mastodon_py_reads_back_the_same_natively(public):
+    base, _ = public
+    token = sign_up(base, "albina")
+    albina = log_in(base, "albina")
+    for version in ("v1", "v2"):
+        document = requests.get(f"{base}/api/{version}/instance", timeout=30).json()
+        assert document["configuration"]["statuses"]["max_media_attachments"] == 10
+    media = [
+        albina.media_post(str(PHOTOS / "rocket.jpg"), description="A rocket on its pad"),
+        albina.media_post(str(PHOTOS / "chelsea.jpg")),
+        albina.media_post(str(PHOTOS / "astronaut.jpg"), description="An astronaut above the Earth"),
+    ]
+    status = albina.status_post("Three of them", media_ids=[media[2].id, media[0].id, media[1].id])
+    attachments = status.media_attachments
+    assert [each.description for each in attachments] == ["An astronaut above the Earth", "A rocket on its pad", None]
+    assert [each.url for each in attachments] == [media[2].url, media[0].url, media[1].url]
+    assert attachments[0].id == status.id and len({each.id for each in attachments}) == 3
+    for read in (albina.status(status.id), albina.timeline_home()[0],
+                 albina.account_statuses(albina.me().id)[0]):
+        assert [each.url for each in read.media_attachments] == [each.url for each in attachments]
+        assert [each.description for each in read.media_attachments] == [each.description for each in attachments]
+
+    # Each photo's alt text changes alone: after posting through the media ID, or as Mastodon does it, in an edit.
+    albina.media_update(attachments[2].id, description="A cat asleep on a sofa")
+    edited = albina.status_update(status.id, "Three of them, described", media_attributes=[
+        albina.generate_media_edit_attributes(attachments[1].id, description="A white rocket at dawn")])
+    assert [each.description for each in edited.media_attachments] == \
+        ["An astronaut above the Earth", "A white rocket at dawn", "A cat asleep on a sofa"]
+    with pytest.raises(MastodonAPIError) as foreign:
+        albina.status_update(status.id, "x", media_attributes=[
+            albina.generate_media_edit_attributes(f"{status.id}-9", description="none such")])
+    assert foreign.value.args[1] == 422
+
+    # The native API reads the same album.
+    native = requests.get(f"{base}/api/v1/posts/{status.id}", headers={"Authorization": f"Bearer {token}"},
+                          timeout=30).json()
+    assert [photo.get("altText") for photo in native["photos"]] == \
+        ["An astronaut above the Earth", "A white rocket at dawn", "A cat asleep on a sofa"]
+    assert base + native["photos"][1]["full"]["url"] == edited.media_attachments[1].url
+
+    # Eleven photos are one too many: refused, nothing posted, the uploads kept.
+    eleven = [albina.media_post(str(PHOTOS / "chelsea.jpg")).id for _ in range(11)]
+    with pytest.raises(MastodonAPIError) as refused:
+        albina.status_post("Too many", media_ids=eleven)
+    assert refused.value.args[1] == 422
+    assert albina.timeline_home()[0].id == status.id, "nothing was posted"
+    assert len(albina.status_post("Ten", media_ids=eleven[:10]).media_attachments) == 10
+    # An upload never posted can be taken back.
+    assert requests.delete(f"{base}/api/v1/media/{eleven[10]}", headers={"Authorization": f"Bearer {token}"},
+                           timeout=30).status_code == 200
+    with pytest.raises(MastodonAPIError):
+        albina.status_post("Gone", media_ids=[eleven[10]])
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")
@@ -284,5 +338,14 @@ def test_toot_logs_in_and_posts_a_photo(public):
                                 timeout=30).json()
         assert timeline["items"][0]["caption"] == "Posted with toot"
         assert timeline["items"][0]["image"]["variants"], "the photo went through the whole pipeline"
+        # Two photos, each with its description.
+        album = subprocess.run(["toot", "post", "--media", str(PHOTOS / "rocket.jpg"), "--description", "A rocket",
+                                "--media", str(PHOTOS / "astronaut.jpg"), "--description", "An astronaut",
+                                "Two with toot"], capture_output=True, text=True, env=env, timeout=60)
+        assert album.returncode == 0, album.stderr
+        newest = requests.get(base + "/api/v1/timeline", headers={"Authorization": f"Bearer {token}"},
+                              timeout=30).json()["items"][0]
+        assert newest["caption"] == "Two with toot"
+        assert [photo.get("altText") for photo in newest["photos"]] == ["A rocket", "An astronaut"]
     finally:
         shutil.rmtree(home, ignore_errors=True)

@@ -122,6 +122,22 @@ def test_every_response_matches_the_document(server, server_data):
     with open(PHOTOS / "truncated.jpg", "rb") as photo:
         assert api.request("POST", v1 + "/posts", token=alice, files={"image": photo}).status_code == 422
     api.request("POST", v1 + "/posts", token=alice, json={})
+    # An album: photos uploaded first, then posted together; a third upload taken back.
+    uploads = []
+    for name in ("rocket.jpg", "chelsea.jpg", "astronaut.jpg"):
+        with open(PHOTOS / name, "rb") as photo:
+            uploads.append(api.request("POST", v1 + "/uploads", token=alice, files={"image": photo},
+                                       data={"altText": name, "crop": "square"}).json()["id"])
+    with open(PHOTOS / "not-an-image.jpg", "rb") as photo:
+        assert api.request("POST", v1 + "/uploads", token=alice, files={"image": photo}).status_code == 415
+    assert api.request("DELETE", f"{v1}/uploads/{uploads[2]}", token=bob).status_code == 404
+    assert api.request("DELETE", f"{v1}/uploads/{uploads[2]}", token=alice).status_code == 204
+    assert api.request("POST", v1 + "/posts", token=alice, json={"uploads": uploads}).status_code == 404
+    album = api.request("POST", v1 + "/posts", token=alice, json={"caption": "two", "uploads": uploads[:2]}).json()
+    assert len(album["photos"]) == 2
+    api.request("PATCH", f"{v1}/posts/{album['id']}", token=alice, json={"altText": "A cat", "photo": 2})
+    api.request("PATCH", f"{v1}/posts/{album['id']}", token=alice, json={"altText": "A cat", "photo": 3})
+    api.request("DELETE", f"{v1}/posts/{album['id']}", token=alice)
     pid = post["id"]
 
     api.request("GET", f"{v1}/posts/{pid}", token=bob)

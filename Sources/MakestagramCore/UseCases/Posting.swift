@@ -34,41 +34,59 @@ package struct Posting<S: Store>: Sendable {
         }
     }
 
-    /// Keeps a photo ahead of the post that will show it (Mastodon's media attachments); answers its ID and what was
-    /// stored. Uploads left unposted for ``uploadLifetime`` are forgotten meanwhile, their files removed. The limit
-    /// is taken before `read` is asked for the photo.
-    package func upload(by user: Int64, read: () async throws -> (photo: Data, altText: String?)) async throws -> (
-        id: Int64, image: NewPost
+    /// Keeps a photo ahead of the post that will show it (an album's photos, one request each, or Mastodon's media
+    /// attachments); answers its ID and what was stored. Uploads left unposted for ``uploadLifetime`` are forgotten
+    /// meanwhile, their files removed. The limit is taken before `read` is asked for the photo.
+    package func upload(by user: Int64, read: () async throws -> NewPhoto) async throws -> (
+        id: Int64, photo: StoredPhoto
     ) {
         try core.protection.take(.posts, user: user)
         let input = try await read()
         let altText = try Self.altText(input.altText)
-        let stored = try await core.worker.store(input.photo)
-        let image = NewPost(
-            authorID: user, caption: "", width: stored.width, height: stored.height, full: stored.full,
-            thumb: stored.thumb, variants: stored.variants, altText: altText)
+        let stored = try await core.worker.store(input.photo, crop: input.crop.processorCrop)
+        let photo = StoredPhoto(
+            width: stored.width, height: stored.height, full: stored.full, thumb: stored.thumb,
+            variants: stored.variants, altText: altText)
         let upload: (id: Int64, expired: [String])
         do {
             upload = try await store.createMediaUpload(
-                image, expiringBefore: Date().addingTimeInterval(-Self.uploadLifetime))
+                photo, userID: user, expiringBefore: Date().addingTimeInterval(-Self.uploadLifetime))
         } catch {
             core.media.remove(stored.fileNames)
             throw error
         }
         core.media.remove(upload.expired)
-        return (upload.id, image)
+        return (upload.id, photo)
     }
 
-    /// Posts a photo the user uploaded ahead, with `caption`. Its photo was counted when it was uploaded.
-    package func create(by user: Int64, fromUpload upload: Int64, caption raw: String) async throws -> Post {
+    /// Forgets a photo the user uploaded and has not posted (a composer cancelled), with its files.
+    package func deleteUpload(id: Int64, by user: Int64) async throws {
+        core.media.remove(try await store.deleteMediaUpload(id: id, userID: user))
+    }
+
+    /// Posts the photos the user uploaded ahead, in the order given, with `caption`: 1 to
+    /// ``Core/maxPhotosPerPost``, each once. The photos were counted when they were uploaded.
+    package func create(by user: Int64, fromUploads uploads: [Int64], caption raw: String) async throws -> Post {
+        guard !uploads.isEmpty else {
+            throw UseCaseError.invalidField(field: "photos", reason: "a post needs at least one photo")
+        }
+        guard uploads.count <= core.maxPhotosPerPost else {
+            throw UseCaseError.invalidField(
+                field: "photos", reason: "a post holds at most \(core.maxPhotosPerPost) photos")
+        }
+        guard Set(uploads).count == uploads.count else {
+            throw UseCaseError.invalidField(field: "photos", reason: "each photo can be in a post once")
+        }
         let caption = try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
-        return try await store.createPost(fromUpload: upload, userID: user, caption: caption)
+        return try await store.createPost(fromUploads: uploads, userID: user, caption: caption)
     }
 
-    /// Changes what the author asked (nil leaves it): the caption, whether others see the like count, the photo's
-    /// alt text (empty: none). Asking for nothing changes nothing and answers the post, but only to its author.
+    /// Changes what the author asked (nil leaves it): the caption, whether others see the like count, the alt text
+    /// (empty: none) of the photo at index `photo` (0 is the first). Asking for nothing changes nothing and answers
+    /// the post, but only to its author.
     package func edit(
-        postID: Int64, by user: Int64, caption raw: String?, hideLikeCount: Bool?, altText rawAltText: String? = nil
+        postID: Int64, by user: Int64, caption raw: String?, hideLikeCount: Bool?, altText rawAltText: String? = nil,
+        photo: Int = 0
     ) async throws -> Post {
         let caption = try raw.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) }
         let altText = try rawAltText.map { try Self.altText($0) }
@@ -85,13 +103,15 @@ package struct Posting<S: Store>: Sendable {
         if let hideLikeCount {
             post = try await store.setLikeCountHidden(postID: postID, viewer: user, hidden: hideLikeCount)
         }
-        if let altText { post = try await store.setAltText(postID: postID, viewer: user, altText: altText) }
+        if let altText {
+            post = try await store.setAltText(postID: postID, viewer: user, photo: photo, altText: altText)
+        }
         guard let post else { throw UseCaseError.notFound("post") }
         return post
     }
 
     /// Changes the alt text of a photo the user uploaded and has not posted yet (empty: none); answers the upload.
-    package func setUploadAltText(id: Int64, by user: Int64, altText raw: String) async throws -> NewPost {
+    package func setUploadAltText(id: Int64, by user: Int64, altText raw: String) async throws -> StoredPhoto {
         let altText = try Self.altText(raw)
         try core.protection.take(.edits, user: user)
         return try await store.setUploadAltText(id: id, userID: user, altText: altText)

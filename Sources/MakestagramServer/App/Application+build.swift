@@ -109,7 +109,8 @@ func buildApplication<S: Store>(
     let deletion = AccountDeletion(store: store, media: media, logger: logger)
     let core = Core(
         store: store, protection: protection, worker: worker, bcryptCost: configuration.bcryptCost,
-        deletion: deletion, maxUploadBytes: configuration.maxUploadBytes)
+        deletion: deletion, maxUploadBytes: configuration.maxUploadBytes,
+        maxPhotosPerPost: configuration.maxPhotosPerPost)
     var live = LiveOptions()
     live.queueLimit = configuration.liveQueueLimit
     live.closeGrace = configuration.liveCloseGrace
@@ -121,7 +122,8 @@ func buildApplication<S: Store>(
         maxFrameSize: 64 * 1024, autoPing: .enabled(timePeriod: configuration.livePingInterval), validateUTF8: true)
     live.directWrites = webSocket.extensions.isEmpty
     let events = EventsController(core: core, hub: hub, limits: limits, options: live)
-    let web = try WebController(maxUploadBytes: configuration.maxUploadBytes)
+    let web = try WebController(
+        maxUploadBytes: configuration.maxUploadBytes, maxPhotosPerPost: configuration.maxPhotosPerPost)
     let router = buildRouter(core: core, events: events, web: web, configuration: configuration)
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import MakestagramAPI
 import MakestagramCore
 import MakestagramLive
 import MakestagramStorePostgres
@@ -24,6 +25,7 @@ extension ServerConfiguration {
         case host, port, data, database
         case maxUploadBytes = "max-upload-bytes"
         case maxPixels = "max-pixels"
+        case maxPhotosPerPost = "max-photos-per-post"
         case imageConcurrency = "image-concurrency"
         case logLevel = "log-level"
         case demo
@@ -76,6 +78,7 @@ extension ServerConfiguration {
         }
         if let bytes = try read.int(.maxUploadBytes, in: 1...Int.max) { maxUploadBytes = bytes }
         if let pixels = try read.int(.maxPixels, in: 1...Int.max) { maxPixels = pixels }
+        if let photos = try read.int(.maxPhotosPerPost, in: 1...Post.photoLimitCeiling) { maxPhotosPerPost = photos }
         if let concurrency = try read.int(.imageConcurrency, in: 1...1024) { imageConcurrency = concurrency }
         if let level = try read.string(.logLevel) {
             guard let parsed = Logger.Level(rawValue: level) else {

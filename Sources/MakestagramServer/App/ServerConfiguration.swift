@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramAPI
 import MakestagramCore
 import MakestagramStorePostgres
 
@@ -17,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var database: PostgresOptions?
     /// The largest upload body, in bytes.
     public var maxUploadBytes = 20 * 1024 * 1024
+    /// The most photos a post may hold (1 to ``Post/photoLimitCeiling``).
+    public var maxPhotosPerPost = Post.photoLimit
     /// The most pixels an uploaded image may have.
     public var maxPixels = 50_000_000
     /// How many uploads are decoded at once (each may need ~4 bytes per pixel of memory).

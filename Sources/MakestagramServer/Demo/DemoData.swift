@@ -4,8 +4,8 @@ import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
 
-/// A small living world for newcomers: four users who follow each other, photo posts, likes and comments, made
-/// through the same use cases as everyone's (without their rate limits). Seeding is skipped when the demo users
+/// A small living world for newcomers: four users who follow each other, photo posts and an album, likes and
+/// comments, made through the same use cases as everyone's (without their rate limits). Seeding is skipped when the demo users
 /// exist, so starting twice with `--demo` adds nothing.
 struct DemoData<S: Store> {
     let core: Core<S>
@@ -27,6 +27,19 @@ struct DemoData<S: Store> {
             ("dave", "astronaut.jpg", "Portrait of a very patient astronaut"),
             ("alice", "chelsea.webp", "Bob's cat came to visit"),
         ]
+    }
+
+    /// An album: its author, its photos in order with their alt texts, and its caption.
+    static var album: (author: String, photos: [(file: String, altText: String)], caption: String) {
+        (
+            "carol",
+            [
+                ("rocket.jpg", "A white rocket on its launch pad at dusk, floodlights on"),
+                ("astronaut.jpg", "An astronaut in an orange suit, smiling, a flag behind her"),
+                ("hubble.jpg", "Thousands of galaxies of every colour on black"),
+            ],
+            "Space week at the museum: three favourites #space"
+        )
     }
 
     func seed(logger: Logger) async throws {
@@ -55,6 +68,24 @@ struct DemoData<S: Store> {
                 NewPhoto(photo: photo, caption: post.caption)
             }
             postIDs.append(created.id)
+        }
+        var uploads: [Int64] = []
+        for photo in Self.album.photos {
+            guard
+                let url = Bundle.module.url(forResource: photo.file, withExtension: nil, subdirectory: "Resources/demo")
+            else { continue }
+            let data = try Data(contentsOf: url)
+            uploads.append(
+                try await core.posting.upload(by: ids[Self.album.author]!) {
+                    NewPhoto(photo: data, caption: nil, altText: photo.altText)
+                }.id)
+        }
+        if !uploads.isEmpty {
+            postIDs.append(
+                try await core.posting.create(
+                    by: ids[Self.album.author]!, fromUploads: uploads, caption: Self.album.caption
+                )
+                .id)
         }
         let comments = ["Wow 😍", "This is great", "Where was this?", "Love it!"]
         for (index, postID) in postIDs.enumerated() {

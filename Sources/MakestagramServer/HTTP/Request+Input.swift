@@ -177,6 +177,7 @@ extension AppRequestContext {
 extension UserSummary: ResponseEncodable {}
 extension UserProfile: ResponseEncodable {}
 extension Post: ResponseEncodable {}
+extension UploadedPhoto: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
 extension PasswordChanged: ResponseEncodable {}

@@ -51,6 +51,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.get("statuses/:id/favourited_by", use: favouritedBy)
         routes.get("media/:id", use: media)
         routes.put("media/:id", use: updateMedia)
+        routes.delete("media/:id", use: deleteMedia)
         routes.get("notifications", use: notifications)
         return routes
     }
@@ -81,7 +82,7 @@ struct MastodonController<S: Store>: Sendable {
             "urls": ["streaming_api": origin.replacingOccurrences(of: "http", with: "ws")],
             "configuration": [
                 "statuses": [
-                    "max_characters": Limits.captionLength.upperBound, "max_media_attachments": 1,
+                    "max_characters": Limits.captionLength.upperBound, "max_media_attachments": core.maxPhotosPerPost,
                     "characters_reserved_per_url": 23,
                 ],
                 "media_attachments": [
@@ -312,18 +313,27 @@ struct MastodonController<S: Store>: Sendable {
             }
             return try MastodonResponse(mapper.status(created, postAuthor: post.author.id, author: author))
         }
-        guard media.count == 1, let upload = Int64(media[0]) else {
+        guard !media.isEmpty else {
             throw APIError.invalidField(
-                field: "media_ids", reason: "a post is one photo: upload it with POST /api/v2/media first")
+                field: "media_ids", reason: "a post is photos: upload each with POST /api/v2/media first")
         }
-        let post = try await core.posting.create(by: mapper.viewer, fromUpload: upload, caption: text)
+        guard media.count <= core.maxPhotosPerPost else {
+            throw APIError.invalidField(
+                field: "media_ids", reason: "a post holds at most \(core.maxPhotosPerPost) photos")
+        }
+        let uploads = try media.map { id in
+            guard let upload = Int64(id) else { throw APIError.notFound("media") }
+            return upload
+        }
+        let post = try await core.posting.create(by: mapper.viewer, fromUploads: uploads, caption: text)
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
     }
 
-    /// `PUT /api/v1/statuses/:id`: edits a post's caption (`status`) and its photo's description
-    /// (`media_attributes[][description]` for the attachment's ID, as Mastodon does it). The photo itself cannot be
-    /// replaced (`media_ids`, if sent, must name it); comments cannot be edited.
+    /// `PUT /api/v1/statuses/:id`: edits a post's caption (`status`) and its photos' descriptions
+    /// (`media_attributes[][id]` and `[description]` in pairs, as Mastodon does it). The photos themselves cannot be
+    /// replaced, removed or reordered (`media_ids`, if sent, may name only the status's own); comments cannot be
+    /// edited.
     @Sendable func editStatus(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         guard case .post(let id) = try statusID(context) else {
@@ -333,18 +343,33 @@ struct MastodonController<S: Store>: Sendable {
         guard let text = form.fields["status"]?.first else {
             throw APIError.invalidField(field: "status", reason: "send the caption, even unchanged")
         }
-        let media = form.all("media_ids")
-        guard media.allSatisfy({ $0 == String(id) }) else {
-            throw APIError.invalidField(field: "media_ids", reason: "a post's photo cannot be replaced")
+        let post = try await post(context, viewer: mapper.viewer)
+        let attachments = post.photos.indices.map { PostedMediaID(post: id, index: $0).description }
+        // Mastodon.py sends only the IDs it describes: media_ids may name some of the status's own photos, nothing
+        // else (an edit neither adds, removes nor reorders photos here).
+        guard form.all("media_ids").allSatisfy(attachments.contains) else {
+            throw APIError.invalidField(
+                field: "media_ids", reason: "a post's photos cannot be replaced: name only the status's own")
         }
         let ids = form.all("media_attributes[][id]")
         let descriptions = form.all("media_attributes[][description]")
-        guard ids.allSatisfy({ $0 == String(id) }), descriptions.count <= 1 else {
-            throw APIError.invalidField(
-                field: "media_attributes", reason: "this post has one attachment, whose id is the status's")
+        guard ids.count == descriptions.count else {
+            throw APIError.invalidField(field: "media_attributes", reason: "send an id with each description")
         }
-        let edited = try await core.posting.edit(
-            postID: id, by: mapper.viewer, caption: text, hideLikeCount: nil, altText: descriptions.last)
+        var altTexts: [Int: String] = [:]
+        for (mediaID, description) in zip(ids, descriptions) {
+            guard let photo = PostedMediaID(mediaID), photo.post == id, photo.index < post.photos.count else {
+                throw APIError.invalidField(
+                    field: "media_attributes", reason: "\(mediaID) is not an attachment of this status")
+            }
+            altTexts[photo.index] = description
+        }
+        var edited = try await core.posting.edit(
+            postID: id, by: mapper.viewer, caption: text, hideLikeCount: nil, altText: altTexts[0])
+        for (index, description) in altTexts.sorted(by: { $0.key < $1.key }) where index > 0 {
+            edited = try await core.posting.edit(
+                postID: id, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description, photo: index)
+        }
         guard let status = try await mapper.statuses([edited]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
     }
@@ -408,9 +433,10 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         let upload = try await core.posting.upload(by: mapper.viewer) {
             let form = try await MultipartForm.read(request, limit: maxUploadBytes)
-            return (Data(buffer: try form.photo("file")), try form.text("description"))
+            return NewPhoto(
+                photo: Data(buffer: try form.photo("file")), caption: nil, altText: try form.text("description"))
         }
-        return try MastodonResponse(mapper.attachment(id: String(upload.id), image: Self.postImage(upload.image)))
+        return try MastodonResponse(mapper.attachment(id: String(upload.id), image: upload.photo.image))
     }
 
     @Sendable func media(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
@@ -418,35 +444,46 @@ struct MastodonController<S: Store>: Sendable {
         guard let id = Int64(context.parameters.get("id") ?? ""),
             let upload = try await store.mediaUpload(id: id, userID: mapper.viewer)
         else { throw APIError.notFound("media") }
-        return try MastodonResponse(mapper.attachment(id: String(id), image: Self.postImage(upload)))
+        return try MastodonResponse(mapper.attachment(id: String(id), image: upload.image))
+    }
+
+    /// `DELETE /api/v1/media/:id`: forgets a photo uploaded and not posted (Mastodon 4.4); a posted one answers 422.
+    @Sendable func deleteMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        guard let id = Int64(context.parameters.get("id") ?? "") else { throw APIError.notFound("media") }
+        guard let upload = try await store.mediaUpload(id: id, userID: mapper.viewer) else {
+            throw APIError.notFound("media")
+        }
+        try await core.posting.deleteUpload(id: id, by: mapper.viewer)
+        return try MastodonResponse(mapper.attachment(id: String(id), image: upload.image))
     }
 
     /// `PUT /api/v1/media/:id`: changes a photo's description (its alt text; empty: none), before it is posted
-    /// and, unlike Mastodon (which needs a status edit for that), after: the attachment of a status has the status's
-    /// ID. An ID that is both one of the user's unposted uploads and one of their posts names the upload.
+    /// and, unlike Mastodon (which needs a status edit for that), after: a posted photo's ID is its status's for the
+    /// first, `<status>-<n>` for the n-th of an album (``PostedMediaID``). An ID that is both one of the user's
+    /// unposted uploads and one of their posts names the upload.
     @Sendable func updateMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        guard let id = Int64(context.parameters.get("id") ?? "") else { throw APIError.notFound("media") }
+        let raw = context.parameters.get("id") ?? ""
+        guard let posted = PostedMediaID(raw) else { throw APIError.notFound("media") }
         let form = try await OAuthForm.read(request)
         guard let description = form.fields["description"]?.first else {
             return try await media(request, context: context)
         }
-        if try await store.mediaUpload(id: id, userID: mapper.viewer) != nil {
-            let upload = try await core.posting.setUploadAltText(id: id, by: mapper.viewer, altText: description)
-            return try MastodonResponse(mapper.attachment(id: String(id), image: Self.postImage(upload)))
+        if posted.index == 0, try await store.mediaUpload(id: posted.post, userID: mapper.viewer) != nil {
+            let upload = try await core.posting.setUploadAltText(
+                id: posted.post, by: mapper.viewer, altText: description)
+            return try MastodonResponse(mapper.attachment(id: raw, image: upload.image))
         }
-        guard let post = try await store.post(id: id, viewer: mapper.viewer), post.author.id == mapper.viewer else {
+        guard let post = try await store.post(id: posted.post, viewer: mapper.viewer), post.author.id == mapper.viewer,
+            posted.index < post.photos.count
+        else {
             throw APIError.notFound("media")
         }
         let edited = try await core.posting.edit(
-            postID: id, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description)
-        return try MastodonResponse(mapper.attachment(id: String(id), image: edited.image))
-    }
-
-    static func postImage(_ image: NewPost) -> PostImage {
-        PostImage(
-            width: image.width, height: image.height, full: image.full.image, thumb: image.thumb.image,
-            variants: image.variants.map(\.image), altText: image.altText)
+            postID: posted.post, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description,
+            photo: posted.index)
+        return try MastodonResponse(mapper.attachment(id: raw, image: edited.photos[posted.index]))
     }
 
     // MARK: Notifications

@@ -46,6 +46,7 @@ struct MastodonMapper<S: Store>: Sendable {
         return users.compactMap { profiles[$0.id].map { account($0) } }
     }
 
+    /// A photo as an attachment; `id` is its upload's (``PostedMediaID`` once posted).
     func attachment(id: String, image: PostImage) -> Mastodon.MediaAttachment {
         Mastodon.MediaAttachment(
             id: id, url: OrNull(absolute(image.full.url)), previewUrl: OrNull(absolute(image.thumb.url)),
@@ -65,7 +66,9 @@ struct MastodonMapper<S: Store>: Sendable {
             favouritesCount: post.seen(by: viewer).likeCount ?? 0, editedAt: OrNull(post.editedAt),
             favourited: post.viewerHasLiked,
             content: Mastodon.html(post.caption), text: OrNull(post.caption), account: account(author),
-            mediaAttachments: [attachment(id: String(post.id), image: post.image)],
+            mediaAttachments: post.photos.enumerated().map { index, image in
+                attachment(id: PostedMediaID(post: post.id, index: index).description, image: image)
+            },
             tags: Hashtags.of(post.caption).map { Mastodon.Tag(name: $0, url: origin + "/t/" + $0) })
     }
 
@@ -120,4 +123,32 @@ extension MastodonMapper {
             id: String(group.latestId), type: type, createdAt: group.createdAt, groupKey: group.id,
             account: account(profile), status: OrNull(status))
     }
+}
+
+/// The ID of a posted photo as an attachment: its post's ID for the first photo (as before albums, so that a status's
+/// first attachment has the status's ID), `<post>-<n>` for the n-th (from 2) of an album.
+struct PostedMediaID: Equatable, CustomStringConvertible {
+    var post: Int64
+    /// The photo's index in the post, from 0.
+    var index: Int
+
+    init(post: Int64, index: Int) {
+        self.post = post
+        self.index = index
+    }
+
+    /// Reads an ID written by ``description``; nil for anything else.
+    init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard let post = parts.first.flatMap({ Int64($0) }), post > 0 else { return nil }
+        switch parts.count {
+        case 1: self.init(post: post, index: 0)
+        case 2:
+            guard let n = Int(parts[1]), n >= 2, n <= Post.photoLimitCeiling, String(n) == parts[1] else { return nil }
+            self.init(post: post, index: n - 1)
+        default: return nil
+        }
+    }
+
+    var description: String { index == 0 ? String(post) : "\(post)-\(index + 1)" }
 }

@@ -155,18 +155,29 @@ struct JSONWriter {
         }
         raw(",\"author\":")
         user(post.author)
-        raw(",\"image\":{\"width\":")
-        integer(post.image.width)
+        raw(",\"image\":")
+        image(post.image)
+        if post.photos.count > 1 {
+            raw(",\"photos\":[")
+            elements(post.photos) { $0.image($1) }
+            raw("]")
+        }
+    }
+
+    /// A post's photo (``PostImage``).
+    mutating func image(_ image: PostImage) {
+        raw("{\"width\":")
+        integer(image.width)
         raw(",\"height\":")
-        integer(post.image.height)
+        integer(image.height)
         raw(",\"full\":")
-        variant(post.image.full)
+        variant(image.full)
         raw(",\"thumb\":")
-        variant(post.image.thumb)
+        variant(image.thumb)
         raw(",\"variants\":[")
-        elements(post.image.variants) { $0.variant($1) }
+        elements(image.variants) { $0.variant($1) }
         raw("]")
-        if let altText = post.image.altText {
+        if let altText = image.altText {
             raw(",\"altText\":")
             string(altText)
         }

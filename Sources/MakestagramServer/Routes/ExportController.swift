@@ -102,8 +102,10 @@ struct ExportController<S: Store>: Sendable {
         }
         for post in data.posts {
             // A file missing from the folder (a damaged copy) leaves its post in posts.json without a photo.
-            guard let bytes = try media.read(post.fileName) else { continue }
-            try add("photos/\(post.id).jpg", bytes, compress: false)
+            for (index, file) in ([post.fileName] + post.morePhotos.map(\.fileName)).enumerated() {
+                guard let bytes = try media.read(file) else { continue }
+                try add(ExportedPostEntry.path(post: post.id, index: index), bytes, compress: false)
+            }
         }
         // Open, then the deferred removal takes the name: the bytes live until the handle closes.
         let handle = try FileHandle(forReadingFrom: url)
@@ -112,8 +114,16 @@ struct ExportController<S: Store>: Sendable {
         return OpenArchive(handle: handle, size: Int(size))
     }
 
-    /// A post as posts.json lists it: its photo by its path in the archive.
+    /// A post as posts.json lists it: its photos by their paths in the archive; `photo`, `width`, `height` and
+    /// `altText` are the first's (as before albums), `photos` lists them all.
     struct ExportedPostEntry: Encodable {
+        struct Photo: Encodable {
+            var photo: String
+            var width: Int
+            var height: Int
+            var altText: String?
+        }
+
         var id: Int64
         var createdAt: Date
         var caption: String
@@ -124,6 +134,12 @@ struct ExportController<S: Store>: Sendable {
         var height: Int
         var photo: String
         var altText: String?
+        var photos: [Photo]
+
+        /// Where the archive keeps the photo at `index` (0 is the first) of a post.
+        static func path(post: Int64, index: Int) -> String {
+            index == 0 ? "photos/\(post).jpg" : "photos/\(post)-\(index + 1).jpg"
+        }
 
         init(_ post: UserDataExport.ExportedPost) {
             altText = post.altText
@@ -135,7 +151,14 @@ struct ExportController<S: Store>: Sendable {
             commentCount = post.commentCount
             width = post.width
             height = post.height
-            photo = "photos/\(post.id).jpg"
+            photo = Self.path(post: post.id, index: 0)
+            photos =
+                [Photo(photo: photo, width: post.width, height: post.height, altText: post.altText)]
+                + post.morePhotos.enumerated().map { index, more in
+                    Photo(
+                        photo: Self.path(post: post.id, index: index + 1), width: more.width, height: more.height,
+                        altText: more.altText)
+                }
         }
     }
 
@@ -144,9 +167,10 @@ struct ExportController<S: Store>: Sendable {
         Your Makestagram data, as @\(data.profile.username) on \(Date().formatted(date: .long, time: .shortened)).
 
         profile.json    your profile: username, name, bio, counts, when you joined
-        posts.json      your \(data.posts.count) posts, oldest first: caption, dates, like and comment counts, photo
-                        and its alt text
-        photos/         each post's photo (JPEG, at most 1080 px wide, without location or camera data)
+        posts.json      your \(data.posts.count) posts, oldest first: caption, dates, like and comment counts, and
+                        every photo with its alt text
+        photos/         each post's photos (JPEG, at most 1080 px wide, without location or camera data): <post>.jpg
+                        for the first, <post>-2.jpg, <post>-3.jpg, … for the others of an album
         avatar.jpg      your profile picture, if you have one
         comments.json   the \(data.comments.count) comments you wrote, on anyone's posts
         following.json  the people you follow

@@ -18,6 +18,8 @@ struct PostsController<S: Store>: Sendable {
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.post("posts", use: create)
+        routes.post("uploads", use: upload)
+        routes.delete("uploads/:id", use: deleteUpload)
         routes.get("posts/:id", use: show)
         routes.patch("posts/:id", use: edit)
         routes.delete("posts/:id", use: delete)
@@ -26,8 +28,16 @@ struct PostsController<S: Store>: Sendable {
         return routes
     }
 
+    /// A post: of one photo sent with it (multipart), or of photos uploaded first (JSON, ``NewPostRequest``).
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Post> {
         let user = try context.requireUser()
+        if Request.isJSON(request.headers[.contentType]) {
+            let input = try await request.decodeJSON(NewPostRequest.self, fields: ["caption", "uploads"])
+            let post = try await core.posting.create(
+                by: user.id, fromUploads: input.uploads, caption: input.caption ?? "")
+            context.logger.info("post created", metadata: ["post": "\(post.id)", "photos": "\(post.photos.count)"])
+            return EditedResponse(status: .created, response: post)
+        }
         do {
             let post = try await core.posting.create(by: user.id) {
                 let form = try await MultipartForm.read(request, limit: core.maxUploadBytes)
@@ -42,6 +52,32 @@ struct PostsController<S: Store>: Sendable {
             Counter(label: "makestagram_uploads_total", dimensions: [("result", "rejected")]).increment()
             throw error
         }
+    }
+
+    /// A photo for a post to come (multipart: `image`, and optionally `altText` and `crop`).
+    @Sendable func upload(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<UploadedPhoto>
+    {
+        let user = try context.requireUser()
+        do {
+            let upload = try await core.posting.upload(by: user.id) {
+                let form = try await MultipartForm.read(request, limit: core.maxUploadBytes)
+                return NewPhoto(
+                    photo: Data(buffer: try form.photo("image")), caption: nil,
+                    crop: try Self.crop(form.parts["crop"]), altText: try form.text("altText"))
+            }
+            Counter(label: "makestagram_uploads_total", dimensions: [("result", "accepted")]).increment()
+            return EditedResponse(status: .created, response: UploadedPhoto(id: upload.id, image: upload.photo.image))
+        } catch {
+            Counter(label: "makestagram_uploads_total", dimensions: [("result", "rejected")]).increment()
+            throw error
+        }
+    }
+
+    /// Forgets a photo uploaded and not posted (a composer cancelled).
+    @Sendable func deleteUpload(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try context.requireUser()
+        try await core.posting.deleteUpload(id: try context.id("id", of: "upload"), by: user.id)
+        return .noContent
     }
 
     /// The crop field: how to cut the photo (``PhotoCrop``); absent means `original`.
@@ -62,13 +98,21 @@ struct PostsController<S: Store>: Sendable {
         return post.written(for: user.id)
     }
 
-    /// Changes one of the user's own posts: its caption, whether others see its like count, its photo's alt text.
+    /// Changes one of the user's own posts: its caption, whether others see its like count, a photo's alt text.
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        let input = try await request.decodeJSON(EditPostRequest.self, fields: ["caption", "hideLikeCount", "altText"])
+        let input = try await request.decodeJSON(
+            EditPostRequest.self, fields: ["caption", "hideLikeCount", "altText", "photo"])
+        let photo = input.photo ?? 1
+        guard (1...Post.photoLimitCeiling).contains(photo) else {
+            throw APIError.invalidField(field: "photo", reason: "counts the post's photos from 1")
+        }
+        guard input.photo == nil || input.altText != nil else {
+            throw APIError.invalidField(field: "photo", reason: "names the photo whose altText changes: send altText")
+        }
         let post = try await core.posting.edit(
             postID: try context.id("id", of: "post"), by: user.id, caption: input.caption,
-            hideLikeCount: input.hideLikeCount, altText: input.altText)
+            hideLikeCount: input.hideLikeCount, altText: input.altText, photo: photo - 1)
         return post.written(for: user.id)
     }
 

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import MakestagramAPI
 import MakestagramWeb
 import Photos
 
@@ -25,12 +26,13 @@ struct WebController: Sendable {
         "", "login", "signup", "new", "search", "activity", "settings", "u/:username", "p/:id", "t/:tag",
     ]
 
-    /// Reads the client's files (MakestagramWeb); `maxUploadBytes` goes into its constants, so that the upload
-    /// screen can refuse a file that is too big before sending it.
-    init(maxUploadBytes: Int) throws {
+    /// Reads the client's files (MakestagramWeb); `maxUploadBytes` and `maxPhotosPerPost` go into its constants, so
+    /// that the composer can refuse a file that is too big, or one photo too many, before sending anything.
+    init(maxUploadBytes: Int, maxPhotosPerPost: Int = Post.photoLimit) throws {
         var assets: [String: Asset] = [:]
         for (name, data) in try WebClient.files(
-            maxUploadBytes: maxUploadBytes, heifBrands: Array(ImageFormat.heifBrands))
+            maxUploadBytes: maxUploadBytes, maxPhotosPerPost: maxPhotosPerPost,
+            heifBrands: Array(ImageFormat.heifBrands))
         {
             assets[name] = Self.asset(data, name: name)
         }

@@ -17,10 +17,11 @@ public protocol PostStoring: Sendable {
     /// again; the post's version grows and ``StoreEvent/likeCountHiddenChanged(postID:authorID:hidden:likeCount:version:)``
     /// is published. Unchanged changes nothing. Throws `notFound` or `forbidden` (someone else's post).
     func setLikeCountHidden(postID: Int64, viewer: Int64, hidden: Bool) async throws -> Post
-    /// Sets or clears (nil) the alt text of a post's photo that `viewer` wrote, already checked, and answers the post
-    /// as they see it; a change grows the post's version and is published as
-    /// ``StoreEvent/imageChanged(postID:version:)``. Unchanged changes nothing. Throws `notFound` or `forbidden`.
-    func setAltText(postID: Int64, viewer: Int64, altText: String?) async throws -> Post
+    /// Sets or clears (nil) the alt text of the photo at index `photo` (0 is the first) of a post `viewer` wrote,
+    /// already checked, and answers the post as they see it; a change grows the post's version and is published as
+    /// ``StoreEvent/imageChanged(postID:version:)``. Unchanged changes nothing. Throws `notFound("post")`,
+    /// `notFound("photo")` (no such photo in the post) or `forbidden`.
+    func setAltText(postID: Int64, viewer: Int64, photo: Int, altText: String?) async throws -> Post
     /// Deletes a post with its likes, comments and reports, if `viewer` wrote it, and answers the media files it
     /// referenced (for the caller to remove). Throws `notFound` (no such post) or `forbidden` (someone else's).
     func deletePost(id: Int64, viewer: Int64) async throws -> [String]
@@ -46,17 +47,22 @@ public protocol PostStoring: Sendable {
     /// removes the files it wrote.
     func setVariants(postID: Int64, variants: [StoredVariant]) async throws -> Bool
 
-    /// Keeps a photo uploaded ahead of its post (`image`'s caption is ignored), whose files are on disk; answers its
-    /// ID. Uploads older than `expiringBefore` are forgotten meanwhile: their files are answered for removal.
-    func createMediaUpload(_ image: NewPost, expiringBefore: Date) async throws -> (id: Int64, expired: [String])
+    /// Keeps a photo uploaded ahead of its post by `userID`, whose files are on disk; answers its ID. Uploads older
+    /// than `expiringBefore` are forgotten meanwhile: their files are answered for removal.
+    func createMediaUpload(_ photo: StoredPhoto, userID: Int64, expiringBefore: Date) async throws -> (
+        id: Int64, expired: [String]
+    )
     /// A photo the user uploaded and has not posted yet, or nil.
-    func mediaUpload(id: Int64, userID: Int64) async throws -> NewPost?
+    func mediaUpload(id: Int64, userID: Int64) async throws -> StoredPhoto?
     /// Sets or clears (nil) the alt text of a photo the user uploaded and has not posted yet; answers the upload.
     /// Throws `notFound("media")` when there is no such upload of theirs.
-    func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> NewPost
-    /// Posts a photo the user uploaded ahead, with `caption`, and forgets the upload, in one transaction. Throws
+    func setUploadAltText(id: Int64, userID: Int64, altText: String?) async throws -> StoredPhoto
+    /// Forgets a photo the user uploaded and has not posted; answers its files for removal. Throws
     /// `notFound("media")` when there is no such upload of theirs.
-    func createPost(fromUpload id: Int64, userID: Int64, caption: String) async throws -> Post
+    func deleteMediaUpload(id: Int64, userID: Int64) async throws -> [String]
+    /// Posts the photos the user uploaded ahead (at least one, distinct), in the order of `ids`, with `caption`, and
+    /// forgets the uploads, in one transaction. Throws `notFound("media")` when one is not an upload of theirs.
+    func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post
 }
 
 /// Answers whether the caller already holds a post at a version (for instance as rendered JSON); asked while the
