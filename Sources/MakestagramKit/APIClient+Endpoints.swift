@@ -168,14 +168,44 @@ extension APIClient {
         }
     }
 
+    /// Uploads a photo for a post to come (``createPost(uploads:caption:)``), cut as `crop` says, with its alt text;
+    /// `progress` gets the fraction sent. The server keeps it unposted for a day.
+    public func upload(
+        image: Data, fileName: String = "photo.jpg", crop: PhotoCrop = .original, altText: String? = nil,
+        progress: (@Sendable (Double) -> Void)? = nil
+    ) async throws -> UploadedPhoto {
+        var fields = ["crop": crop.rawValue]
+        if let altText { fields["altText"] = altText }
+        let form = MultipartForm(fields: fields, file: (field: "image", name: fileName, data: image))
+        let data = try await sendForData(
+            .post, "/uploads", body: (form.body, form.contentType), progress: progress ?? { _ in })
+        do {
+            return try JSONCoding.decoder().decode(UploadedPhoto.self, from: data)
+        } catch {
+            throw MakestagramError.invalidResponse("UploadedPhoto: \(error)")
+        }
+    }
+
+    /// Forgets a photo uploaded and not posted.
+    public func deleteUpload(_ id: Int64) async throws {
+        try await sendWithoutAnswer(.delete, "/uploads/\(id)")
+    }
+
+    /// Posts photos uploaded first, in the order given (an album when there are several).
+    public func createPost(uploads: [Int64], caption: String = "") async throws -> Post {
+        try await send(.post, "/posts", json: NewPostRequest(caption: caption, uploads: uploads))
+    }
+
     /// Replaces the caption of one of the viewer's posts; answers the post as it is now.
     public func editCaption(of id: Int64, to caption: String) async throws -> Post {
         try await send(.patch, "/posts/\(id)", json: EditPostRequest(caption: caption))
     }
 
-    /// Replaces the alt text of one of the viewer's posts' photo (empty removes it); answers the post as it is now.
-    public func editAltText(of id: Int64, to altText: String) async throws -> Post {
-        try await send(.patch, "/posts/\(id)", json: EditPostRequest(altText: altText))
+    /// Replaces the alt text (empty removes it) of the photo `photo` (counted from 1) of one of the viewer's posts;
+    /// answers the post as it is now.
+    public func editAltText(of id: Int64, photo: Int = 1, to altText: String) async throws -> Post {
+        try await send(
+            .patch, "/posts/\(id)", json: EditPostRequest(altText: altText, photo: photo == 1 ? nil : photo))
     }
 
     /// Hides the like count of one of the viewer's posts from everyone else (true), or shows it again.

@@ -108,6 +108,35 @@ public final class Makestagram {
         return posts.model(for: post)
     }
 
+    /// Shares several photos as one post (an album), in the order given, each cut as `crop` says and with its own
+    /// alt text. Each photo is uploaded on its own: `progress` gets the photo's index and the fraction of it sent.
+    /// Nothing is posted unless every photo arrived; the photos already uploaded are then forgotten. The post goes
+    /// to the top of the home feed.
+    @discardableResult
+    public func share(
+        photos: [PhotoToShare], caption: String = "", crop: PhotoCrop = .original,
+        progress: (@Sendable (_ photo: Int, _ fraction: Double) -> Void)? = nil
+    ) async throws -> PostModel {
+        var uploads: [Int64] = []
+        do {
+            for (index, photo) in photos.enumerated() {
+                var perPhoto: (@Sendable (Double) -> Void)?
+                if let progress { perPhoto = { fraction in progress(index, fraction) } }
+                let uploaded = try await client.upload(
+                    image: photo.data, fileName: photo.fileName, crop: crop, altText: photo.altText,
+                    progress: perPhoto)
+                uploads.append(uploaded.id)
+            }
+            let post = try await client.createPost(uploads: uploads, caption: caption)
+            feeds[.home]?.insert(post)
+            feeds[.user(post.author.username)]?.insert(post)
+            return posts.model(for: post)
+        } catch {
+            for id in uploads { try? await client.deleteUpload(id) }
+            throw error
+        }
+    }
+
     // MARK: Session
 
     /// Creates an account and logs in to it.
@@ -167,5 +196,19 @@ public final class Makestagram {
         posts.reset(cache: cache, viewer: viewer)
         activity.reset()
         feeds = [:]
+    }
+}
+
+/// One photo of a post to share: its bytes (JPEG, PNG, WebP or HEIC), a file name and what it shows for those who
+/// cannot see it (at most ``Limits/altTextLength``).
+public struct PhotoToShare: Sendable {
+    public var data: Data
+    public var fileName: String
+    public var altText: String?
+
+    public init(data: Data, fileName: String = "photo.jpg", altText: String? = nil) {
+        self.data = data
+        self.fileName = fileName
+        self.altText = altText
     }
 }

@@ -14,7 +14,11 @@ public final class PostModel: Identifiable {
     public let createdAt: Date
     /// Who posted it, with their current name and avatar.
     public var author: I<UserSummary> { authorInput.i }
-    public let image: PostImage
+    /// Every photo, in the author's order, each with its alt text (which its author may change: a cell bound to
+    /// this shows the new words).
+    public var photos: I<[PostImage]> { photosInput.i }
+    /// The first photo as it is now: the cover a grid shows.
+    public var image: PostImage { photosInput.value[0] }
 
     /// The caption, as its author last edited it.
     public var caption: I<String> { captionInput.i }
@@ -42,6 +46,7 @@ public final class PostModel: Identifiable {
     public var isDeleted: I<Bool> { isDeletedInput.i }
 
     private let authorInput: Input<UserSummary>
+    private let photosInput: Input<[PostImage]>
     private let captionInput: Input<String>
     private let editedAtInput: Input<Date?>
     private let likeCountInput: Input<Int?>
@@ -67,7 +72,7 @@ public final class PostModel: Identifiable {
         id = post.id
         createdAt = post.createdAt
         authorInput = Input(post.author)
-        image = post.image
+        photosInput = Input(post.photos)
         server = post
         self.store = store
         captionInput = Input(post.caption)
@@ -122,6 +127,12 @@ public final class PostModel: Identifiable {
     /// shows when the server has it.
     public func editCaption(_ text: String) async throws {
         merge(try await store.client.editCaption(of: id, to: text))
+    }
+
+    /// Replaces the alt text (empty removes it) of the viewer's own post's photo at `photo` (0 is the first); the
+    /// new words show when the server has them.
+    public func editAltText(_ text: String, photo: Int = 0) async throws {
+        merge(try await store.client.editAltText(of: id, photo: photo + 1, to: text))
     }
 
     /// Hides the like count of the viewer's own post from everyone else, or shows it again (403 for others' posts).
@@ -277,6 +288,7 @@ public final class PostModel: Identifiable {
         }
         Graph.main.batch {
             authorInput.write(server.author)
+            photosInput.write(server.photos)
             captionInput.write(server.caption)
             editedAtInput.write(server.editedAt)
             likeCountInput.write(count)

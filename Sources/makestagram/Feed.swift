@@ -40,14 +40,16 @@ struct Feed: AsyncParsableCommand {
         }
     }
 
-    /// Rows of `ID AUTHOR LIKES COMMENTS AGE CAPTION`, the caption cut to fit 100 columns.
+    /// Rows of `ID AUTHOR LIKES COMMENTS AGE CAPTION`, the caption (after `[3 photos]` for an album) cut to fit 100
+    /// columns.
     static func table(_ posts: [Post], now: Date = Date()) -> [String] {
         let rows = posts.map { post in
             [
                 (post.viewerHasLiked ? "♥ " : "  ") + String(post.id), post.author.username,
                 post.likeCount.map(String.init) ?? "hidden",
                 String(post.commentCount), age(post.createdAt, now: now),
-                post.caption.replacingOccurrences(of: "\n", with: " "),
+                (post.photos.count > 1 ? "[\(post.photos.count) photos] " : "")
+                    + post.caption.replacingOccurrences(of: "\n", with: " "),
             ]
         }
         let header = ["  ID", "AUTHOR", "LIKES", "COMMENTS", "AGE", "CAPTION"]

@@ -4,32 +4,60 @@ import MakestagramAPI
 import MakestagramKit
 import Synchronization
 
-/// `makestagram post IMAGE --caption …`: shares a photo, with a progress bar.
+/// `makestagram post IMAGE… --caption … --alt … --alt …`: shares a photo, or several as one post, with a progress
+/// bar.
 struct PostPhoto: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "post", abstract: "Share a photo (JPEG, PNG, WebP or HEIC).",
-        discussion: "Its location and other metadata are removed by the server before anyone sees it.")
+        commandName: "post", abstract: "Share a photo, or several as one post (JPEG, PNG, WebP or HEIC).",
+        discussion: """
+            Photos are shown in the order given (up to 10, unless the server allows another number). Their location \
+            and other metadata are removed by the server before anyone sees them. Give each photo its alt text with \
+            one --alt each, in the same order: `makestagram post a.jpg b.heic --alt "A red door" --alt "The sea"`.
+            """)
 
-    @Argument(help: "The photo file.", completion: .file()) var image: String
+    @Argument(help: "The photo files, in the order the post shows them.", completion: .file()) var images: [String]
     @Option(help: "The caption (up to 2,200 characters).") var caption = ""
-    @Option(help: "What the photo shows, for people who cannot see it (up to 1,500 characters).") var altText: String?
+    @Option(
+        name: [.customLong("alt"), .customLong("alt-text")],
+        help: "What a photo shows, for people who cannot see it (up to 1,500 characters); once per photo, in order.")
+    var altTexts: [String] = []
     @Option(help: "Cut the photo around its centre: original (whole), square, portrait (4:5) or landscape (1.91:1).")
     var crop: PhotoCrop = .original
     @Flag(help: "Print the new post as JSON.") var json = false
     @OptionGroup var options: ClientOptions
 
-    func run() async throws {
-        guard let data = FileManager.default.contents(atPath: image) else {
-            Output.error("cannot read \(image): there is no such file, or it is not readable.")
-            throw ExitCode.failure
+    func validate() throws {
+        guard !images.isEmpty else { throw ValidationError("Name the photo file, or several.") }
+        guard altTexts.count <= images.count else {
+            throw ValidationError(
+                "\(altTexts.count) alt texts for \(images.count) photo\(images.count == 1 ? "" : "s"): give at most one "
+                    + "--alt per photo, in the order of the photos.")
         }
+    }
+
+    func run() async throws {
+        var photos: [PhotoToShare] = []
+        for (index, image) in images.enumerated() {
+            guard let data = FileManager.default.contents(atPath: image) else {
+                Output.error("cannot read \(image): there is no such file, or it is not readable.")
+                throw ExitCode.failure
+            }
+            photos.append(
+                PhotoToShare(
+                    data: data, fileName: URL(fileURLWithPath: image).lastPathComponent,
+                    altText: index < altTexts.count ? altTexts[index] : nil))
+        }
+        let sizes = photos.map(\.data.count)
         try await ClientContext.run(options) { context in
-            let bar = ProgressBar(total: data.count)
+            let bar = ProgressBar(total: sizes.reduce(0, +))
             let post: PostModel
             do {
                 post = try await context.app.share(
-                    image: data, fileName: URL(fileURLWithPath: image).lastPathComponent, caption: caption,
-                    crop: crop, altText: altText, progress: { bar.update($0) })
+                    photos: photos, caption: caption, crop: crop,
+                    progress: { index, fraction in
+                        let before = sizes[..<index].reduce(0, +)
+                        bar.update((Double(before) + fraction * Double(sizes[index])) / Double(max(1, bar.total)))
+                    })
                 bar.finish()
             } catch {
                 bar.end()
@@ -37,14 +65,18 @@ struct PostPhoto: AsyncParsableCommand {
             }
             if json { return try Output.json(post.post) }
             let url = context.server.absoluteString.trimmingSuffix("/") + post.image.full.url
-            Output.line("Posted post \(post.id) (\(post.image.full.width)×\(post.image.full.height)): \(url)")
+            let count = post.photos.value.count
+            Output.line(
+                count == 1
+                    ? "Posted post \(post.id) (\(post.image.full.width)×\(post.image.full.height)): \(url)"
+                    : "Posted post \(post.id) with \(count) photos: \(url)")
         }
     }
 }
 
 /// A one-line upload progress bar on standard error: `[██████░░░░]  60%  1.2 of 2.0 MB`.
 final class ProgressBar: Sendable {
-    private let total: Int
+    let total: Int
     private let shown = Mutex(-1)
 
     init(total: Int) {

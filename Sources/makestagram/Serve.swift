@@ -44,6 +44,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Largest upload in bytes; larger bodies get 413 (MAKESTAGRAM_MAX_UPLOAD_BYTES). (default: 20971520)")
     var maxUploadBytes: Int?
 
+    @Option(help: "Most photos a post may hold, 1 to 20 (MAKESTAGRAM_MAX_PHOTOS_PER_POST). (default: 10)")
+    var maxPhotosPerPost: Int?
+
     @Option(help: "Most pixels an uploaded image may have; more gets 422 (MAKESTAGRAM_MAX_PIXELS). (default: 50000000)")
     var maxPixels: Int?
 
@@ -116,6 +119,7 @@ struct Serve: AsyncParsableCommand {
         set(.database, database)
         set(.maxUploadBytes, maxUploadBytes)
         set(.maxPixels, maxPixels)
+        set(.maxPhotosPerPost, maxPhotosPerPost)
         set(.imageConcurrency, imageConcurrency)
         set(.logLevel, logLevel)
         set(.maxConnections, maxConnections)

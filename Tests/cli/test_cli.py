@@ -3,6 +3,7 @@ import json
 import os
 import pathlib
 import queue
+import re
 import secrets
 import stat
 import subprocess
@@ -85,6 +86,23 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     too_long = ann.run("edit", str(square["id"]), "--alt-text", "x" * 1_501, ok=False)
     assert too_long.returncode != 0 and "1,500" in too_long.stderr
     ann.run("delete", str(square["id"]))
+
+    # An album: several photos in order, one alt text each (the last one left without), then one changed alone.
+    shared = ann.run("post", str(PHOTOS / "rocket.jpg"), str(PHOTOS / "chelsea-gps.heic"), str(PHOTOS / "hubble.jpg"),
+                     "--alt", "A white rocket", "--alt", "A cat on a sofa", "--caption", "Three")
+    assert "with 3 photos" in shared.stdout and "100%" in shared.stderr
+    album_id = re.search(r"Posted post (\d+)", shared.stdout).group(1)
+    described = ann.run("edit", album_id, "--alt", "3", "Galaxies far away").stdout
+    assert 'photo 3 of post' in described and '"Galaxies far away"' in described
+    album = json.loads(ann.run("post", str(PHOTOS / "rocket.jpg"), "--json").stdout)
+    assert "photos" not in album, "one photo is a post of one photo"
+    too_many_alts = ann.run("post", str(PHOTOS / "rocket.jpg"), "--alt", "one", "--alt", "two", ok=False)
+    assert too_many_alts.returncode != 0 and "at most one --alt per photo" in too_many_alts.stderr
+    no_such_photo = ann.run("edit", album_id, "--alt", "4", "none", ok=False)
+    assert no_such_photo.returncode != 0 and "photo" in no_such_photo.stderr
+    ann.run("delete", str(album["id"]))
+    assert "[3 photos] Three" in ann.run("feed").stdout
+    ann.run("delete", album_id)
 
     ben.run("signup", ben_name, "--password-stdin", stdin="correct horse\n")
     assert ann_name in ben.run("search", ann_name[:5]).stdout
