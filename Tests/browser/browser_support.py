@@ -47,6 +47,15 @@ class Person:
         with open(PHOTOS / name, "rb") as photo:
             return self.api("POST", "/posts", files={"image": photo}, data={"caption": caption})
 
+    def post_album(self, names: list[str], caption: str = "", alt_texts: list[str | None] = ()) -> dict:
+        """Posts an album of `names`, in order, each uploaded first with its alt text (None or absent: none)."""
+        uploads = []
+        for index, name in enumerate(names):
+            fields = {"altText": alt_texts[index]} if index < len(alt_texts) and alt_texts[index] else {}
+            with open(PHOTOS / name, "rb") as photo:
+                uploads.append(self.api("POST", "/uploads", files={"image": photo}, data=fields)["id"])
+        return self.api("POST", "/posts", json={"caption": caption, "uploads": uploads})
+
 
 class Browser:
     """One Chromium window with its own storage (so its own session)."""

@@ -34,6 +34,9 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         bob.api("PUT", f"/posts/{post['id']}/like")
         bob.api("POST", f"/posts/{post['id']}/comments", json={"text": f"Lovely light #golden @{alice.username}"})
         bob.post_photo("rocket.jpg", "Launch day")
+        # Albums: in the feed (a carousel), on a profile and a hashtag page (a marked tile).
+        bob.post_album(["astronaut.jpg", "hubble.jpg", "rocket.jpg"], "Space #park", ["An astronaut", None, "A rocket"])
+        alice.post_album(["chelsea.jpg", "hubble.jpg"], "Two")
         return alice, bob, newcomer, post
 
     # A cast of its own per pass: each page opened is a page load, and one person's event-stream tickets are limited.
@@ -57,12 +60,16 @@ def test_no_page_has_an_accessibility_violation(browsers, sign_up):
         check("sign-up", "/signup", "#username")
         browser.log_in(alice)
         check("feed", "/", f'article.card[data-post-id="{post["id"]}"] .comments li')
+        browser.wait_for(".carousel-track")
+        browser.click(".carousel-button.next")
+        found["feed, an album's second photo"] = browser.accessibility_violations()
         check("post", f"/p/{post['id']}", "article.card")
         check("profile", f"/u/{alice.username}", ".profile-header")
         check("other profile", f"/u/{bob.username}", ".profile-header")
         check("upload", "/new", "#caption")
-        browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+        browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg") + "\n" + str(PHOTOS / "rocket.jpg"))
         browser.wait_for(".crop-choices:not([hidden])")
+        browser.wait_for("#alt-text-2")
         browser.click(".crop-choice:nth-of-type(3)")
         found["upload, crop step"] = browser.accessibility_violations()
         browser.screenshot(f"page-upload-crop-{width}-{scheme}")

@@ -97,18 +97,17 @@ export const api = {
   delete: (path) => api.request("DELETE", path),
 
   /**
-   * Posts a photo with its caption; `onProgress` gets the fraction of the body sent (0…1). Aborting `signal` stops
-   * the upload: before the whole body is sent, the server never sees a post.
+   * Uploads one photo of a post to come (POST /uploads), cut as `crop` says, with its alt text; answers {id, image}.
+   * `onProgress` gets the fraction of the body sent (0…1); aborting `signal` stops it, and the server keeps nothing.
    */
-  upload(file, caption, onProgress, signal, crop = "original", altText = "") {
+  uploadPhoto(file, { crop = "original", altText = "", onProgress = () => {}, signal } = {}) {
     return new Promise((resolve, reject) => {
       const form = new FormData();
-      form.append("caption", caption);
       form.append("crop", crop);
       if (altText) form.append("altText", altText);
       form.append("image", file);
       const request = new XMLHttpRequest();
-      request.open("POST", "/api/v1/posts");
+      request.open("POST", "/api/v1/uploads");
       request.setRequestHeader("Authorization", `Bearer ${this.token}`);
       request.setRequestHeader("Accept", "application/json");
       request.upload.addEventListener("progress", (event) => {
@@ -125,6 +124,7 @@ export const api = {
       request.addEventListener("abort", () =>
         reject(new APIError(0, "aborted", "Cancelled", "The upload was cancelled.")),
       );
+      if (signal?.aborted) return request.abort();
       signal?.addEventListener("abort", () => request.abort());
       request.send(form);
     });

@@ -1,23 +1,13 @@
-// A post card: author, photo (its space reserved before it loads), heart, counts, "Liked by …", caption, latest
-// comments and a comment box. It redraws its live parts whenever the post's model changes.
+// A post card: author, photos (carousel.js; their space reserved before they load), heart, counts, "Liked by …",
+// caption, latest comments and a comment box; its "…" menu is postmenu.js. It redraws its live parts whenever the
+// post's model changes.
 
 import { limits } from "./constants.js";
-import {
-  h,
-  icon,
-  avatar,
-  replace,
-  timeElement,
-  plural,
-  toast,
-  openDialog,
-  confirmDialog,
-  textDialog,
-  richText,
-} from "./dom.js";
-import { store, photoAlt } from "./posts.js";
+import { h, icon, avatar, replace, timeElement, plural, toast, richText } from "./dom.js";
+import { store } from "./posts.js";
 import { showUserList } from "./lists.js";
-import { reportPost } from "./report.js";
+import { photoCarousel } from "./carousel.js";
+import { postMenu } from "./postmenu.js";
 
 let cardNumber = 0;
 
@@ -95,29 +85,6 @@ function likedBy(view, openLikers) {
  * Builds the card of post `id` (already in the store). `detail` is for the post page, which lists every comment
  * itself. Answers {element, destroy}.
  */
-/** How wide a post's photo is drawn: the feed's column, or the screen on a phone (the browser multiplies by the
- * screen's density to pick a variant). */
-const PHOTO_SIZES = "(min-width: 632px) 600px, 100vw";
-
-/**
- * `image` (whose src is the full JPEG) offering the post's responsive variants, when it has any: the browser takes
- * the narrowest that fills the photo's width at the screen's density, and the JPEG if it cannot show WebP.
- */
-export function responsivePhoto(postImage, image) {
-  const variants = postImage.variants ?? [];
-  if (!variants.length) return image;
-  return h(
-    "picture",
-    {},
-    h("source", {
-      type: variants[0].type ?? "image/webp",
-      srcset: variants.map((variant) => `${variant.url} ${variant.width}w`).join(", "),
-      sizes: PHOTO_SIZES,
-    }),
-    image,
-  );
-}
-
 export function postCard(id, { detail = false, navigate } = {}) {
   const number = ++cardNumber;
   let view = store.view(id);
@@ -131,30 +98,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
   const recent = h("ul.comments", { "aria-label": "Latest comments" });
   const captionLine = h("div.caption-line");
   const authorAvatar = h("span.author-avatar", {}, avatar(post.author, 32));
-  const burst = h("div.burst", { "aria-hidden": "true" }, icon("heart"));
-
-  const full = post.image.full;
-  const image = h("img.photo", {
-    src: full.url,
-    width: full.width,
-    height: full.height,
-    alt: photoAlt(post),
-    loading: "lazy",
-    decoding: "async",
-  });
-  // The photo's own shape, up to a 4:5 portrait; a taller one is shown whole inside that frame, never cropped.
-  const frame = h(
-    "div.photo-frame",
-    { style: `aspect-ratio: ${full.width} / ${Math.min(full.height, full.width * 1.25)}` },
-    responsivePhoto(post.image, image),
-    burst,
-  );
-  onDoubleTap(frame, () => {
-    store.like(id);
-    burst.classList.remove("bursting");
-    void burst.offsetWidth;
-    burst.classList.add("bursting");
-  });
+  const photos = photoCarousel(post, { onLike: () => store.like(id) });
 
   const input = h("input.comment-input", {
     id: `comment-${number}`,
@@ -207,11 +151,11 @@ export function postCard(id, { detail = false, navigate } = {}) {
       h("a.muted.post-time", { href: `/p/${id}` }, timeElement(post.createdAt)),
       h(
         "button.icon-button.more",
-        { type: "button", "aria-label": "More options", onclick: () => options(id, mine, navigate) },
+        { type: "button", "aria-label": "More options", onclick: () => postMenu(id, { mine, navigate, photo: photos.current() }) },
         icon("more"),
       ),
     ),
-    frame,
+    photos.element,
     h(
       "div.card-body",
       {},
@@ -277,7 +221,7 @@ export function postCard(id, { detail = false, navigate } = {}) {
             h("span.muted.edited", { title: `Edited ${new Date(view.editedAt).toLocaleString()}` }, " · edited"),
         ),
     );
-    image.alt = photoAlt(view);
+    photos.update(view);
     if (detail) return;
     commentsLink.hidden = view.commentCount <= view.recentComments.length;
     commentsLink.textContent = `View all ${plural(view.commentCount, "comment")}`;
@@ -289,158 +233,4 @@ export function postCard(id, { detail = false, navigate } = {}) {
     render();
   });
   return { element, destroy: stop };
-}
-
-/** Calls `action` on a double click or a double tap (two taps within 300 ms, close together). */
-function onDoubleTap(element, action) {
-  let last = null;
-  element.addEventListener("pointerup", (event) => {
-    if (event.pointerType === "mouse") return;
-    const now = { time: event.timeStamp, x: event.clientX, y: event.clientY };
-    if (last && now.time - last.time < 300 && Math.hypot(now.x - last.x, now.y - last.y) < 30) {
-      last = null;
-      action();
-    } else {
-      last = now;
-    }
-  });
-  element.addEventListener("dblclick", (event) => {
-    event.preventDefault();
-    action();
-  });
-}
-
-/** The dialog that edits the alt text of the viewer's own post's photo. */
-function editAltText(id) {
-  return textDialog("Edit alt text", {
-    label: "Alt text: what the photo shows, for people who can't see it",
-    field: { id: "edit-alt-text", name: "altText", rows: 4, maxlength: limits.altTextLength[1] },
-    value: store.view(id)?.image.altText ?? "",
-    submitLabel: "Save",
-    async submit(altText, close) {
-      await store.editAltText(id, altText);
-      close();
-      toast("Alt text saved");
-    },
-  });
-}
-
-/** The dialog that edits the caption of the viewer's own post. */
-function editCaption(id) {
-  return textDialog("Edit caption", {
-    label: "Caption",
-    field: { id: "edit-caption", name: "caption", rows: 4, maxlength: limits.captionLength[1] },
-    value: store.view(id)?.caption ?? "",
-    submitLabel: "Save",
-    async submit(caption, close) {
-      await store.editCaption(id, caption);
-      close();
-      toast("Caption saved");
-    },
-  });
-}
-
-/** The "…" menu: open, copy the link, delete (own posts) or report (others'). */
-function options(id, mine, navigate) {
-  openDialog("Post options", (close) =>
-    h(
-      "div.menu",
-      {},
-      h("a.menu-item", { href: `/p/${id}`, onclick: () => close() }, "Go to post"),
-      h(
-        "button.menu-item",
-        {
-          type: "button",
-          onclick: async () => {
-            close();
-            try {
-              await navigator.clipboard.writeText(`${location.origin}/p/${id}`);
-              toast("Link copied");
-            } catch {
-              toast(`${location.origin}/p/${id}`);
-            }
-          },
-        },
-        "Copy link",
-      ),
-      mine &&
-        h(
-          "button.menu-item",
-          {
-            type: "button",
-            onclick: () => {
-              close();
-              editCaption(id);
-            },
-          },
-          "Edit caption",
-        ),
-      mine &&
-        h(
-          "button.menu-item",
-          {
-            type: "button",
-            onclick: () => {
-              close();
-              editAltText(id);
-            },
-          },
-          "Edit alt text",
-        ),
-      mine &&
-        h(
-          "button.menu-item",
-          {
-            type: "button",
-            onclick: async () => {
-              close();
-              const hidden = !store.view(id)?.likeCountHidden;
-              try {
-                await store.setLikeCountHidden(id, hidden);
-                toast(hidden ? "Only you see the like count now" : "Everyone sees the like count again");
-              } catch (error) {
-                toast(`Couldn't change it: ${error.message}`, { error: true });
-              }
-            },
-          },
-          store.view(id)?.likeCountHidden ? "Show like count" : "Hide like count",
-        ),
-      mine
-        ? h(
-            "button.menu-item.danger-text",
-            {
-              type: "button",
-              onclick: async () => {
-                close();
-                const sure = await confirmDialog(
-                  "Delete post?",
-                  "The photo, its likes and its comments will be gone for everyone.",
-                  "Delete",
-                  { danger: true },
-                );
-                if (!sure) return;
-                try {
-                  await store.deletePost(id);
-                  toast("Post deleted");
-                  if (location.pathname === `/p/${id}`) navigate("/");
-                } catch (error) {
-                  toast(`Couldn't delete the post: ${error.message}`, { error: true });
-                }
-              },
-            },
-            "Delete",
-          )
-        : h(
-            "button.menu-item.danger-text",
-            {
-              type: "button",
-              onclick: () => {
-                close();
-                reportPost(id);
-              },
-            },
-            "Report",
-          ),
-    ),
-  );
 }

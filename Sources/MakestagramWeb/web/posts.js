@@ -42,8 +42,12 @@ class PostModel {
  * What a screen reader says for a post's photo: the author's alt text, or that there is none (never the caption,
  * which is read next to it anyway).
  */
-export function photoAlt(post) {
-  return post.image.altText || `Photo by ${post.author.username}, no description`;
+export function photoAlt(post, index = 0) {
+  const photos = post.photos ?? [post.image];
+  if (photos[index]?.altText) return photos[index].altText;
+  return photos.length === 1
+    ? `Photo by ${post.author.username}, no description`
+    : `Photo ${index + 1} of ${photos.length} by ${post.author.username}, no description`;
 }
 
 export const store = {
@@ -179,9 +183,12 @@ export const store = {
     return post;
   },
 
-  /** Replaces the alt text of the viewer's own post's photo (empty: none); shown when the server has it. */
-  async editAltText(id, altText) {
-    const post = await api.patch(`/posts/${id}`, { altText });
+  /**
+   * Replaces the alt text (empty: none) of photo `photo` (from 1) of the viewer's own post; shown when the server
+   * has it.
+   */
+  async editAltText(id, altText, photo = 1) {
+    const post = await api.patch(`/posts/${id}`, photo === 1 ? { altText } : { altText, photo });
     this.take([post]);
     return post;
   },

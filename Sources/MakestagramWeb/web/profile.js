@@ -5,6 +5,7 @@ import { api } from "./api.js";
 import { limits } from "./constants.js";
 import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog } from "./dom.js";
 import { store, photoAlt } from "./posts.js";
+import { albumLabel, albumMark } from "./carousel.js";
 import { showUserList, followToggle, suggestions } from "./lists.js";
 
 export function profileView(root, { params, logOut, live }) {
@@ -80,13 +81,15 @@ export function profileView(root, { params, logOut, live }) {
         loading: "lazy",
         decoding: "async",
       }),
+      albumMark(post),
       overlay,
     );
     // The label says what the overlay shows, and changes with it.
     const renderOverlay = (current) => {
       link.setAttribute(
         "aria-label",
-        `${post.caption || "Photo"}${current.likeCount === null ? "" : ` — ${plural(current.likeCount, "like")}`}`,
+        `${post.caption || "Photo"}${albumLabel(post)}` +
+          `${current.likeCount === null ? "" : ` — ${plural(current.likeCount, "like")}`}`,
       );
       replace(
         overlay,

@@ -2,6 +2,7 @@
 
 import { api } from "./api.js";
 import { h, replace, retryLine } from "./dom.js";
+import { albumLabel, albumMark } from "./carousel.js";
 
 export function tagView(root, { params }) {
   const tag = decodeURIComponent(params.tag);
@@ -22,8 +23,12 @@ export function tagView(root, { params }) {
       {},
       h(
         "a.tile",
-        { href: `/p/${post.id}`, "aria-label": post.caption || `Photo by ${post.author.username}` },
+        {
+          href: `/p/${post.id}`,
+          "aria-label": (post.caption || `Photo by ${post.author.username}`) + albumLabel(post),
+        },
         h("img", { src: thumb.url, width: thumb.width, height: thumb.height, alt: "", loading: "lazy" }),
+        albumMark(post),
       ),
     );
   }
