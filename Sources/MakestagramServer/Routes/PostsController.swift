@@ -107,9 +107,6 @@ struct PostsController<S: Store>: Sendable {
         guard (1...Post.photoLimitCeiling).contains(photo) else {
             throw APIError.invalidField(field: "photo", reason: "counts the post's photos from 1")
         }
-        guard input.photo == nil || input.altText != nil else {
-            throw APIError.invalidField(field: "photo", reason: "names the photo whose altText changes: send altText")
-        }
         let post = try await core.posting.edit(
             postID: try context.id("id", of: "post"), by: user.id, caption: input.caption,
             hideLikeCount: input.hideLikeCount, altText: input.altText, photo: photo - 1)

@@ -96,10 +96,14 @@ export function photoCarousel(post, { onLike }) {
       position,
       burst,
     );
+    /** The photo a button or key is sliding to: the photos passed on the way are not "shown". */
+    let sliding = null;
     /** Shows photo `to` (clamped), sliding to it. */
     const go = (to, { announce = true } = {}) => {
       const target = Math.max(0, Math.min(photos.length - 1, to));
-      track.scrollTo({ left: target * track.clientWidth, behavior: "smooth" });
+      const left = target * track.clientWidth;
+      sliding = Math.abs(track.scrollLeft - left) > 1 ? target : null;
+      track.scrollTo({ left, behavior: "smooth" });
       if (announce && target !== index) position.textContent = `Photo ${target + 1} of ${photos.length}`;
       shown(target);
     };
@@ -115,6 +119,11 @@ export function photoCarousel(post, { onLike }) {
       cancelAnimationFrame(frame);
       frame = requestAnimationFrame(() => {
         const at = Math.round(track.scrollLeft / Math.max(1, track.clientWidth));
+        if (sliding !== null) {
+          // A slide under way: the photos it passes are not shown; it is done once it arrives.
+          if (at === sliding || Math.abs(track.scrollLeft - sliding * track.clientWidth) < 2) sliding = null;
+          return;
+        }
         if (at !== index) shown(Math.max(0, Math.min(photos.length - 1, at)));
       });
     });
