@@ -34,6 +34,8 @@ public enum ProblemCode: String, Codable, Sendable, CaseIterable {
     case usernameTaken = "username_taken"
     /// A user cannot follow themselves (409).
     case cannotFollowSelf = "cannot_follow_self"
+    /// A user cannot mute themselves (409).
+    case cannotMuteSelf = "cannot_mute_self"
     /// A user cannot report their own post (409).
     case cannotReportOwnPost = "cannot_report_own_post"
     /// The user already reported this post (409).

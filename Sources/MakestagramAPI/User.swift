@@ -49,6 +49,9 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public var hideLikeCounts: Bool?
     /// On your own profile only: whether you are a moderator (and may read the reports queue). Nil elsewhere.
     public var isModerator: Bool?
+    /// On others' profiles: whether you mute them (their posts and activity stay out of your feed and activity;
+    /// they are not told). Nil (absent) on your own.
+    public var viewerMutes: Bool?
 
     /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
     public static let avatarSmallSize = 150
@@ -58,8 +61,9 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public init(
         id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
         bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date,
-        hideLikeCounts: Bool? = nil, isModerator: Bool? = nil
+        hideLikeCounts: Bool? = nil, isModerator: Bool? = nil, viewerMutes: Bool? = nil
     ) {
+        self.viewerMutes = viewerMutes
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -78,6 +82,16 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// The summary form of this profile.
     public var summary: UserSummary {
         UserSummary(id: id, username: username, displayName: displayName, avatarURL: avatarURL)
+    }
+}
+
+/// The answer to muting or unmuting a user.
+public struct MuteState: Codable, Sendable, Equatable {
+    /// Whether the requesting user now mutes them.
+    public var viewerMutes: Bool
+
+    public init(viewerMutes: Bool) {
+        self.viewerMutes = viewerMutes
     }
 }
 

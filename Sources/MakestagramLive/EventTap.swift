@@ -49,7 +49,7 @@ public final class EventTap: Sendable {
         // A change of their activity may be a mention of them.
         case .activityChanged(let recipient, _): recipient == user
         case .sessionEnded, .userRemoved, .changesMissed: false
-        case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored: false
+        case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored, .muteChanged: false
         }
     }
 }

@@ -212,8 +212,8 @@ public final class LiveHub: Service {
                 LiveDelivery(
                     postID: postID, version: version,
                     message: .photoChanged(LivePhotoChanged(postId: postID, version: version))))
-        case .followChanged:
-            // Nothing on screen shows follows live yet; the follower's next timeline read has the followee's posts.
+        case .followChanged, .muteChanged:
+            // Nothing on screen shows follows or mutes live; the next timeline read has the change.
             return
         case .sessionEnded(let tokenHash):
             for connection in allConnections() where connection.tokenHash == tokenHash {

@@ -8,6 +8,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case forbidden
     /// A user cannot follow themselves.
     case cannotFollowSelf
+    /// A user cannot mute themselves.
+    case cannotMuteSelf
     /// A user cannot report their own post.
     case cannotReportOwnPost
     /// The user already reported this post.

@@ -26,6 +26,9 @@ public enum StoreEvent: Sendable, Equatable {
     case sessionEnded(tokenHash: [UInt8])
     /// `follower` started (`following`) or stopped following `followee`: the follower's home timeline changed.
     case followChanged(follower: Int64, followee: Int64, following: Bool)
+    /// `muter` muted (`muting`) or unmuted `muted`: the muter's home timeline changed, and the muted user's activity
+    /// leaves (or comes back to) the muter's list. The muted user is not told.
+    case muteChanged(muter: Int64, muted: Int64, muting: Bool)
     /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
     case profileChanged(user: UserSummary)
     /// A user was suspended, or began to be deleted: their sessions end, their connections close (with
@@ -52,8 +55,8 @@ public enum StoreEvent: Sendable, Equatable {
         case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .changesMissed, .profileChanged, .activityChanged, .userRemoved,
-            .userRestored:
+        case .sessionEnded, .followChanged, .muteChanged, .changesMissed, .profileChanged, .activityChanged,
+            .userRemoved, .userRestored:
             nil
         }
     }

@@ -158,6 +158,7 @@ extension PostgresStore {
                   \(created)::float8[]) WITH ORDINALITY
                   AS e(recipient, actor, kind, post, comment, source, grp, unread, created, n)
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = e.recipient)
+                  AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = e.recipient AND muted_id = e.actor)
                 ORDER BY e.n
                 ON CONFLICT (source) DO NOTHING RETURNING recipient_id
                 """, logger: logger
@@ -182,6 +183,8 @@ extension PostgresStore {
                 SELECT \(entry.recipient), \(entry.actor), \(entry.kind.rawValue), \(entry.post), \(entry.comment),
                   \(entry.source), \(entry.group), \(entry.unread ? 1 : 0), \(entry.createdAt.timeIntervalSince1970)
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = \(entry.recipient))
+                  AND NOT EXISTS (
+                    SELECT 1 FROM mutes WHERE muter_id = \(entry.recipient) AND muted_id = \(entry.actor))
                 ON CONFLICT (source) DO NOTHING RETURNING recipient_id, unread
                 """, logger: logger
             ).collect()
@@ -197,9 +200,16 @@ extension PostgresStore {
             rows = try await connection.query(
                 "DELETE FROM activity WHERE comment_id = \(comment) RETURNING recipient_id, unread", logger: logger
             ).collect()
-        case .removeActor(let actor):
+        case .removeActor(let actor, nil):
             rows = try await connection.query(
                 "DELETE FROM activity WHERE actor_id = \(actor) RETURNING recipient_id, unread", logger: logger
+            ).collect()
+        case .removeActor(let actor, let recipient?):
+            rows = try await connection.query(
+                """
+                DELETE FROM activity WHERE actor_id = \(actor) AND recipient_id = \(recipient)
+                RETURNING recipient_id, unread
+                """, logger: logger
             ).collect()
         case .keepPostMentions(let post, let sources):
             rows = try await connection.query(

@@ -15,6 +15,7 @@ extension PostgresStore {
               u.created_at, u.avatar_large_file, u.bio, u.hide_like_counts, u.is_moderator
             """)
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
+        sql.append(", EXISTS (SELECT 1 FROM mutes WHERE muter_id = \(sql.bind(viewer)) AND muted_id = u.id)")
         if let id {
             sql.append(" FROM users u WHERE u.id = \(sql.bind(id))")
         } else {
@@ -26,16 +27,17 @@ extension PostgresStore {
         return try rows.first.map { row in
             let (
                 id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, moderator,
-                follows
+                follows, mutes
             ) =
                 try row.decode(
-                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool).self)
+                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool, Bool)
+                        .self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
                 avatarLargeURL: large.map(MediaPath.url(for:)), bio: bio, postCount: posts, followerCount: followers,
                 followingCount: following, viewerFollows: follows,
                 createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil,
-                isModerator: viewer == id ? moderator : nil)
+                isModerator: viewer == id ? moderator : nil, viewerMutes: viewer == id ? nil : mutes)
         }
     }
 
@@ -269,6 +271,69 @@ extension PostgresStore {
                 "SELECT follower_count FROM users WHERE id = \(target)", logger: logger
             ).collect()
             return FollowState(followerCount: try rows.first?.decode(Int.self) ?? 0, viewerFollows: following)
+        }
+    }
+
+    public func setMute(viewer: Int64, username: String, muting: Bool) async throws -> Bool {
+        try await write { [logger] connection, changes in
+            guard let target = try await Self.userID(connection, username: username, logger: logger) else {
+                throw StoreError.notFound("user")
+            }
+            if target == viewer { throw StoreError.cannotMuteSelf }
+            // Locks the muted user, as a new post of theirs does: the fan-out of a post committing before sees the
+            // mute's feed change, one committing after sees the mute.
+            try await connection.query("SELECT 1 FROM users WHERE id = \(target) FOR NO KEY UPDATE", logger: logger)
+            if muting {
+                let added = try await connection.query(
+                    """
+                    INSERT INTO mutes (muter_id, muted_id, created_at) VALUES (\(viewer), \(target), \(Self.now))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect()
+                guard !added.isEmpty else { return true }
+                try await connection.query(
+                    """
+                    DELETE FROM feed WHERE user_id = \(viewer)
+                      AND post_id IN (SELECT id FROM posts WHERE author_id = \(target))
+                    """, logger: logger)
+            } else {
+                let removed = try await connection.query(
+                    "DELETE FROM mutes WHERE muter_id = \(viewer) AND muted_id = \(target) RETURNING 1", logger: logger
+                ).collect()
+                guard !removed.isEmpty else { return false }
+                try await connection.query(
+                    """
+                    INSERT INTO feed (user_id, post_id) SELECT \(viewer), id FROM posts WHERE author_id = \(target)
+                      AND EXISTS (SELECT 1 FROM follows WHERE follower_id = \(viewer) AND followee_id = \(target))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            changes.publish(.muteChanged(muter: viewer, muted: target, muting: muting))
+            return muting
+        }
+    }
+
+    public func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await read { [logger] connection in
+            var sql = SQL(
+                """
+                SELECT u.id, u.username, u.display_name, u.avatar_file, m.id
+                FROM mutes m JOIN users u ON u.id = m.muted_id AND u.status = 'active'
+                """)
+            sql.append(" WHERE m.muter_id = \(sql.bind(viewer))")
+            return try await PostRows.page(
+                connection, sql, key: "m.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
+        }
+    }
+
+    public func muted(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64> {
+        guard !users.isEmpty else { return [] }
+        return try await read { [logger] connection in
+            let rows = try await connection.query(
+                "SELECT muted_id FROM mutes WHERE muter_id = \(viewer) AND muted_id = ANY(\(users))", logger: logger)
+            var muted = Set<Int64>()
+            for try await id in rows.decode(Int64.self) { muted.insert(id) }
+            return muted
         }
     }
 

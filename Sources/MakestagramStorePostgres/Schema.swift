@@ -35,6 +35,7 @@ enum Schema {
         ("v20 likes hold their posts' authors without blocking the activity consumer", v20),
         ("v21 alt text", v21),
         ("v22 albums", v22),
+        ("v23 mutes", v23),
     ]
 
     static let v1 = """

@@ -80,6 +80,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v16 the change log, and activity derived from it", migrate: Schema.v16)
         migrator.registerMigration("v17 alt text", migrate: Schema.v17)
         migrator.registerMigration("v18 albums", migrate: Schema.v18)
+        migrator.registerMigration("v19 mutes", migrate: Schema.v19)
         return migrator
     }
 }

@@ -135,12 +135,14 @@ extension SQLiteStore {
                         INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key,
                           unread, created_at)
                         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
+                          AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = ? AND muted_id = ?)
                         ON CONFLICT (source) DO NOTHING
                         RETURNING recipient_id, unread
                         """),
                 arguments: [
                     entry.recipient, entry.actor, entry.kind.rawValue, entry.post, entry.comment, entry.source,
-                    entry.group, entry.unread, entry.createdAt.timeIntervalSince1970, entry.recipient,
+                    entry.group, entry.unread, entry.createdAt.timeIntervalSince1970, entry.recipient, entry.recipient,
+                    entry.actor,
                 ])
             return added.map { [$0[0] as Int64] } ?? []
         case .remove(let source):
@@ -155,10 +157,15 @@ extension SQLiteStore {
             return try unreadRecipients(
                 db.cachedStatement(sql: "DELETE FROM activity WHERE comment_id = ? RETURNING recipient_id, unread"),
                 arguments: [comment])
-        case .removeActor(let actor):
+        case .removeActor(let actor, nil):
             return try unreadRecipients(
                 db.cachedStatement(sql: "DELETE FROM activity WHERE actor_id = ? RETURNING recipient_id, unread"),
                 arguments: [actor])
+        case .removeActor(let actor, let recipient?):
+            return try unreadRecipients(
+                db.cachedStatement(
+                    sql: "DELETE FROM activity WHERE actor_id = ? AND recipient_id = ? RETURNING recipient_id, unread"),
+                arguments: [actor, recipient])
         case .keepPostMentions(let post, let sources):
             let keep = "[" + sources.sorted().map { "\"\($0)\"" }.joined(separator: ",") + "]"
             return try unreadRecipients(

@@ -11,7 +11,8 @@ extension SQLiteStore {
         try Row.fetchOne(
             db.cachedStatement(
                 sql: """
-                    SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf
+                    SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf,
+                      EXISTS (SELECT 1 FROM mutes WHERE muter_id = :viewer AND muted_id = u.id) AS vm
                     FROM users u WHERE \(column) = :value AND u.status = 'active'
                     """),
             arguments: ["viewer": viewer, "value": value]
@@ -25,7 +26,8 @@ extension SQLiteStore {
                 followerCount: row["follower_count"], followingCount: row["following_count"],
                 viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
                 hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil,
-                isModerator: viewer == row["id"] ? row["is_moderator"] as Bool : nil)
+                isModerator: viewer == row["id"] ? row["is_moderator"] as Bool : nil,
+                viewerMutes: viewer == row["id"] ? nil : row["vm"] as Bool)
         }
     }
 
@@ -251,6 +253,60 @@ extension SQLiteStore {
             }
             let count = try Int.fetchOne(db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [target])
             return FollowState(followerCount: count ?? 0, viewerFollows: following)
+        }
+    }
+
+    public func setMute(viewer: Int64, username: String, muting: Bool) async throws -> Bool {
+        try await write { db in
+            guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
+            if target == viewer { throw StoreError.cannotMuteSelf }
+            if muting {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO mutes (muter_id, muted_id, created_at) VALUES (?, ?, ?)",
+                    arguments: [viewer, target, Self.now])
+                guard db.changesCount > 0 else { return true }
+                try db.execute(
+                    sql: "DELETE FROM feed WHERE user_id = ? AND post_id IN (SELECT id FROM posts WHERE author_id = ?)",
+                    arguments: [viewer, target])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM mutes WHERE muter_id = ? AND muted_id = ?", arguments: [viewer, target])
+                guard db.changesCount > 0 else { return false }
+                try db.execute(
+                    sql: """
+                        INSERT OR IGNORE INTO feed (user_id, post_id) SELECT ?1, id FROM posts WHERE author_id = ?2
+                          AND EXISTS (SELECT 1 FROM follows WHERE follower_id = ?1 AND followee_id = ?2)
+                        """, arguments: [viewer, target])
+            }
+            try publishOnCommit(db, .muteChanged(muter: viewer, muted: target, muting: muting))
+            return muting
+        }
+    }
+
+    public func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await read { db in
+            try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT m.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM mutes m JOIN users u ON u.id = m.muted_id AND u.status = 'active'
+                    WHERE m.muter_id = :id AND \(condition) ORDER BY m.id DESC LIMIT :limit
+                    """
+                }, arguments: ["id": viewer], key: "m.id", descending: true, page: page, decode: PostQuery.author)
+        }
+    }
+
+    public func muted(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64> {
+        guard !users.isEmpty else { return [] }
+        let list = "[" + users.map(String.init).joined(separator: ",") + "]"
+        return try await read { db in
+            Set(
+                try Int64.fetchAll(
+                    db,
+                    sql:
+                        "SELECT muted_id FROM mutes WHERE muter_id = ? AND muted_id IN (SELECT value FROM json_each(?))",
+                    arguments: [viewer, list]))
         }
     }
 

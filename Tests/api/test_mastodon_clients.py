@@ -302,6 +302,33 @@ def test_an_album_through_mastodon_py_reads_back_the_same_natively(public):
         albina.status_post("Gone", media_ids=[eleven[10]])
 
 
+def test_mute_through_mastodon_py(public):
+    base, _ = public
+    token = sign_up(base, "muna")
+    sign_up(base, "moto")
+    muna, moto = log_in(base, "muna"), log_in(base, "moto")
+    moto_id = moto.me().id
+    muna.account_follow(moto_id)
+    first = moto.status_post("Loud", media_ids=[moto.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert [status.id for status in muna.timeline_home()] == [first.id]
+
+    relationship = muna.account_mute(moto_id)
+    assert relationship.muting is True and relationship.following is True
+    assert muna.account_relationships(moto_id)[0].muting is True
+    assert [account.acct for account in muna.mutes()] == ["moto"]
+    assert muna.timeline_home() == []
+    moto.status_post("Louder", media_ids=[moto.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert muna.timeline_home() == []
+    assert moto.account_relationships(muna.me().id)[0].muting is False, "they are not told"
+    # The native API says the same.
+    native = requests.get(base + "/api/v1/users/moto", headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert native.json()["viewerMutes"] is True
+
+    assert muna.account_unmute(moto_id).muting is False
+    assert [status.content for status in muna.timeline_home()] == ["<p>Louder</p>", "<p>Loud</p>"]
+    assert muna.mutes() == []
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")

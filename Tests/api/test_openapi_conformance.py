@@ -156,6 +156,12 @@ def test_every_response_matches_the_document(server, server_data):
     api.request("PUT", f"{v1}/users/alice/follow", token=bob)
     api.request("PUT", f"{v1}/users/bob/follow", token=bob)
     api.request("DELETE", f"{v1}/users/nobody/follow", token=bob)
+    assert api.request("PUT", f"{v1}/users/alice/mute", token=bob).json() == {"viewerMutes": True}
+    api.request("PUT", f"{v1}/users/bob/mute", token=bob)
+    api.request("GET", f"{v1}/users/alice", token=bob)
+    api.request("GET", f"{v1}/me/mutes", token=bob)
+    api.request("DELETE", f"{v1}/users/alice/mute", token=bob)
+    api.request("DELETE", f"{v1}/users/nobody/mute", token=bob)
     api.request("GET", f"{v1}/users/alice", token=bob)
     api.request("GET", f"{v1}/users/nobody", token=bob)
     api.request("GET", f"{v1}/users?query=al", token=bob)

@@ -5,7 +5,9 @@ import MakestagramStore
 /// What each change does to activity — the one place that says who hears of what: a like, a comment or a follow
 /// notifies the one it was done to, a mention in a caption or a comment notifies the one it names, never oneself;
 /// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
-/// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read.
+/// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
+/// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
+/// as read.
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
 package struct ActivityRules<S: ChangeLogStore>: Sendable {
@@ -86,6 +88,13 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                 writes.append(.removeActor(user))
             case .userRestored(let user, _):
                 writes += try await restored(user).map(ActivityWrite.add)
+            case .muteChanged(let muter, let muted, let muting):
+                // Entries from a muted actor are never added (the stores leave them out); these are those of before.
+                if muting {
+                    writes.append(.removeActor(muted, for: muter))
+                } else {
+                    writes += try await restored(muted).filter { $0.recipient == muter }.map(ActivityWrite.add)
+                }
             case .sessionEnded, .profileChanged, .imageChanged, .likeCountHiddenChanged, .activityChanged,
                 .changesMissed:
                 continue
@@ -130,7 +139,8 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
         }
     }
 
-    /// A suspension was lifted: what the user did that still stands notifies again, as read (it is old news).
+    /// What the user did that still stands, as entries already read (it is old news): a lifted suspension, or an
+    /// unmute for one recipient.
     func restored(_ user: Int64) async throws -> [ActivityEntry] {
         let actions = try await store.actions(of: user)
         var names = Set<String>()

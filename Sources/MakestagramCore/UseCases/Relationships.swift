@@ -2,7 +2,7 @@ import Foundation
 import MakestagramAPI
 import MakestagramStore
 
-/// How people stand to each other: following and unfollowing.
+/// How people stand to each other: following and unfollowing, muting and unmuting.
 package struct Relationships<S: Store>: Sendable {
     let core: Core<S>
     /// The part of the store this use case writes and reads.
@@ -15,6 +15,18 @@ package struct Relationships<S: Store>: Sendable {
             return try await store.setFollow(viewer: user, username: username, following: following)
         } catch StoreError.cannotFollowSelf {
             throw UseCaseError.conflict(.cannotFollowSelf, "You cannot follow yourself.")
+        }
+    }
+
+    /// Makes `user` mute `username`, or stop: the muted user's posts leave the user's home feed and their activity
+    /// the user's activity list (an unmute brings both back); nothing else changes, and they are not told. Counted
+    /// with follows.
+    package func mute(_ username: String, by user: Int64, muting: Bool) async throws -> MuteState {
+        try core.protection.take(.follows, user: user)
+        do {
+            return MuteState(viewerMutes: try await store.setMute(viewer: user, username: username, muting: muting))
+        } catch StoreError.cannotMuteSelf {
+            throw UseCaseError.conflict(.cannotMuteSelf, "You cannot mute yourself.")
         }
     }
 }

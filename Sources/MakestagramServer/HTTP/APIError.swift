@@ -216,6 +216,7 @@ extension APIError {
         case .notFound(let what): self = .notFound(what)
         case .forbidden: self = .forbidden("Only the author can do that.")
         case .cannotFollowSelf: self = .conflict(code: .cannotFollowSelf, detail: "You cannot follow yourself.")
+        case .cannotMuteSelf: self = .conflict(code: .cannotMuteSelf, detail: "You cannot mute yourself.")
         case .cannotReportOwnPost:
             self = .conflict(code: .cannotReportOwnPost, detail: "You cannot report your own post.")
         case .alreadyReported:

@@ -180,6 +180,7 @@ extension Post: ResponseEncodable {}
 extension UploadedPhoto: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
+extension MuteState: ResponseEncodable {}
 extension PasswordChanged: ResponseEncodable {}
 extension SessionInfo: ResponseEncodable {}
 extension ActivityUnread: ResponseEncodable {}

@@ -40,6 +40,9 @@ struct MastodonController<S: Store>: Sendable {
         routes.get("accounts/:id/following") { try await followList($0, $1, followers: false) }
         routes.post("accounts/:id/follow") { try await follow($0, $1, following: true) }
         routes.post("accounts/:id/unfollow") { try await follow($0, $1, following: false) }
+        routes.post("accounts/:id/mute") { try await mute($0, $1, muting: true) }
+        routes.post("accounts/:id/unmute") { try await mute($0, $1, muting: false) }
+        routes.get("mutes", use: mutes)
         routes.get("timelines/home", use: homeTimeline)
         routes.post("statuses", use: createStatus)
         routes.get("statuses/:id", use: status)
@@ -253,6 +256,27 @@ struct MastodonController<S: Store>: Sendable {
         let profile = try await profile(context, viewer: mapper.viewer)
         _ = try await core.relationships.follow(profile.username, by: mapper.viewer, following: following)
         return try MastodonResponse(try await mapper.relationship(profile.id))
+    }
+
+    /// `POST /api/v1/accounts/:id/mute` and `unmute`: the account's posts leave the home timeline and its
+    /// notifications the list (Mastodon's `notifications` and `duration` are not offered: a mute is whole, until
+    /// undone).
+    func mute(_ request: Request, _ context: AppRequestContext, muting: Bool) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        _ = try await core.relationships.mute(profile.username, by: mapper.viewer, muting: muting)
+        return try MastodonResponse(try await mapper.relationship(profile.id))
+    }
+
+    /// `GET /api/v1/mutes`: the accounts the user mutes, most recently muted first.
+    @Sendable func mutes(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        var page = try MastodonPaging.request(request)
+        if case .newerThan = page.position { page.position = .start }
+        let result = try await store.mutes(viewer: mapper.viewer, page: page)
+        return try MastodonResponse(
+            try await mapper.accounts(result.items),
+            link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
     }
 
     // MARK: Statuses

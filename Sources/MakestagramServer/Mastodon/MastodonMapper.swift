@@ -90,8 +90,10 @@ struct MastodonMapper<S: Store>: Sendable {
     func relationship(_ id: Int64) async throws -> Mastodon.Relationship {
         let following = try await store.followed(by: viewer, among: [id]).contains(id)
         let followedBy = try await store.followed(by: id, among: [viewer]).contains(viewer)
+        let muting = try await store.muted(by: viewer, among: [id]).contains(id)
         return Mastodon.Relationship(
-            id: String(id), following: following, showingReblogs: following, followedBy: followedBy)
+            id: String(id), following: following, showingReblogs: following, followedBy: followedBy, muting: muting,
+            mutingNotifications: muting)
     }
 }
 

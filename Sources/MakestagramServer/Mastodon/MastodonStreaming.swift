@@ -128,6 +128,15 @@ struct MastodonStreaming<S: Store>: Sendable {
         }
         let viewer = mapper.viewer
         let store = mapper.store
+        // Notifications of someone the reader mutes stay away, as they do from the list.
+        let actor: Int64? =
+            switch event {
+            case .likeChanged(let change): change.actor.id
+            case .commentCreated(let comment, _, _): comment.author.id
+            case .followChanged(let follower, _, _): follower
+            default: nil
+            }
+        if let actor, try await store.muted(by: viewer, among: [actor]).contains(actor) { return nil }
         switch event {
         case .postCreated(let post, _):
             guard let fresh = try await store.post(id: post.id, viewer: viewer),

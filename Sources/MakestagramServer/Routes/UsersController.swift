@@ -4,7 +4,7 @@ import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
 
-/// Profiles, user search, follows (translated onto ``Relationships``) and one user's posts.
+/// Profiles, user search, follows and mutes (translated onto ``Relationships``) and one user's posts.
 struct UsersController<S: Store>: Sendable {
     let core: Core<S>
     /// Posts' JSON kept between pages.
@@ -19,6 +19,9 @@ struct UsersController<S: Store>: Sendable {
         routes.get("users/:username", use: profile)
         routes.put("users/:username/follow") { try await follow($0, $1, following: true) }
         routes.delete("users/:username/follow") { try await follow($0, $1, following: false) }
+        routes.put("users/:username/mute") { try await mute($0, $1, muting: true) }
+        routes.delete("users/:username/mute") { try await mute($0, $1, muting: false) }
+        routes.get("me/mutes", use: mutes)
         routes.get("users/:username/followers", use: followers)
         routes.get("users/:username/following", use: following)
         routes.get("users/:username/posts", use: posts)
@@ -76,6 +79,19 @@ struct UsersController<S: Store>: Sendable {
     func follow(_ request: Request, _ context: AppRequestContext, following: Bool) async throws -> FollowState {
         let viewer = try context.requireUser()
         return try await core.relationships.follow(try context.username(), by: viewer.id, following: following)
+    }
+
+    func mute(_ request: Request, _ context: AppRequestContext, muting: Bool) async throws -> MuteState {
+        let viewer = try context.requireUser()
+        return try await core.relationships.mute(try context.username(), by: viewer.id, muting: muting)
+    }
+
+    /// The people the viewer mutes, most recently muted first.
+    @Sendable func mutes(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
+        let page = try request.pageRequest(list: "mutes")
+        let viewer = try context.requireUser()
+        let result = try await store.mutes(viewer: viewer.id, page: page)
+        return try await store.markingFollows(result.forwardPage("mutes"), viewer: viewer.id)
     }
 
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {

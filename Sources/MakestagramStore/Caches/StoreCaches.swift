@@ -75,7 +75,7 @@ package final class StoreCaches: Sendable {
             timelines.postDeleted(postID, audience: audience)
         case .sessionEnded(let tokenHash):
             if let key = SessionKey(tokenHash) { sessions.remove(CollectionOfOne(key)) }
-        case .followChanged(let follower, _, _):
+        case .followChanged(let follower, _, _), .muteChanged(let follower, _, _):
             timelines.followsChanged(viewer: follower)
         case .profileChanged(let user):
             sessions.remove { $0.user.id == user.id }

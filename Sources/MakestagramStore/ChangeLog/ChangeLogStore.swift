@@ -68,8 +68,9 @@ public enum ActivityWrite: Sendable, Equatable {
     case removePost(Int64)
     /// Withdraws every entry about a comment (it was deleted): the comment itself and its mentions.
     case removeComment(Int64)
-    /// Withdraws every entry caused by a user (their account was suspended or is being deleted).
-    case removeActor(Int64)
+    /// Withdraws every entry caused by a user (their account was suspended or is being deleted), or only those
+    /// addressed to `recipient` (who muted them).
+    case removeActor(Int64, for: Int64? = nil)
     /// Withdraws the mentions of a post's caption but those of `sources` (its caption was edited).
     case keepPostMentions(post: Int64, sources: Set<String>)
 }

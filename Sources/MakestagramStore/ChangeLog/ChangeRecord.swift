@@ -12,12 +12,12 @@ import MakestagramStore
 package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored
+            profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged
     }
 
     package var kind: Kind
     package var post: Int64?
-    /// The user who acted: liker, follower, or a deleted post's author.
+    /// The user who acted: liker, follower, muter, or a deleted post's author.
     package var actor: Int64?
     package var username: String?
     package var displayName: String?
@@ -32,7 +32,7 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
     package var comment: Comment?
     package var commentID: Int64?
     package var created: Post?
-    /// The followee of a follow change; the user whose unread activity count changed.
+    /// The followee of a follow change, the muted user of a mute; the user whose unread activity count changed.
     package var target: Int64?
     /// The ended session's token hash, in hexadecimal.
     package var token: String?
@@ -124,6 +124,11 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             actor = follower
             target = followee
             on = following
+        case .muteChanged(let muter, let muted, let muting):
+            self.init(kind: .muteChanged)
+            actor = muter
+            target = muted
+            on = muting
         case .profileChanged(let user):
             self.init(kind: .profileChanged)
             actor = user.id
@@ -206,6 +211,9 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         case .followChanged:
             guard let actor, let target, let on else { return nil }
             return .followChanged(follower: actor, followee: target, following: on)
+        case .muteChanged:
+            guard let actor, let target, let on else { return nil }
+            return .muteChanged(muter: actor, muted: target, muting: on)
         case .activityChanged:
             guard let target, let count else { return nil }
             return .activityChanged(user: target, unreadCount: count)

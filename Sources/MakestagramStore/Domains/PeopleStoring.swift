@@ -30,6 +30,15 @@ public protocol PeopleStoring: Sendable {
     func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
     /// Makes `viewer` follow or stop following `username`; idempotent. Throws `notFound` or `cannotFollowSelf`.
     func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState
+    /// Makes `viewer` mute or unmute `username`; idempotent; answers whether the viewer mutes them now. A change
+    /// publishes ``StoreEvent/muteChanged(muter:muted:muting:)`` in the transaction that takes the muted user's posts
+    /// out of the viewer's home timeline (or puts them back, if the viewer follows them). Throws `notFound` or
+    /// `cannotMuteSelf`.
+    func setMute(viewer: Int64, username: String, muting: Bool) async throws -> Bool
+    /// Those `viewer` mutes, most recently muted first.
+    func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>
+    /// Which of `users` `viewer` mutes.
+    func muted(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
     /// Those who follow `username`, most recent first. Nil when there is no such user.
     func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
     /// Those `username` follows, most recent first. Nil when there is no such user.
