@@ -112,6 +112,22 @@ extension APIClient {
         try await send(.delete, "/users/\(Self.segment(username))/follow")
     }
 
+    /// Mutes a user (idempotent): their posts leave the home feed and their activity the activity list; they are
+    /// not told.
+    public func mute(_ username: String) async throws -> MuteState {
+        try await send(.put, "/users/\(Self.segment(username))/mute")
+    }
+
+    /// Unmutes a user (idempotent): their posts and activity come back.
+    public func unmute(_ username: String) async throws -> MuteState {
+        try await send(.delete, "/users/\(Self.segment(username))/mute")
+    }
+
+    /// The people the viewer mutes, most recently muted first.
+    public func mutedUsers(cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/me/mutes", query: Self.paging(cursor, limit))
+    }
+
     /// Who follows a user, most recent first.
     public func followers(of username: String, cursor: String? = nil, limit: Int? = nil) async throws -> Page<
         UserSummary

@@ -31,7 +31,9 @@ struct MakestagramCommand: AsyncParsableCommand {
                     PostPhoto.self, Feed.self, Like.self, Unlike.self, CommentCommand.self, Edit.self, Delete.self,
                     Watch.self,
                 ]),
-            CommandGroup(name: "People", subcommands: [Follow.self, Unfollow.self, Search.self, ActivityCommand.self]),
+            CommandGroup(
+                name: "People",
+                subcommands: [Follow.self, Unfollow.self, Mute.self, Unmute.self, Search.self, ActivityCommand.self]),
             CommandGroup(name: "Moderation", subcommands: [Moderate.self]),
         ])
 }

@@ -111,6 +111,12 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert f"✓ {ann_name}" in ben.run("search", "ann example").stdout
     table = ben.run("feed").stdout
     assert "Coffee" in table and ann_name in table and str(post["id"]) in table
+    assert "You muted" in ben.run("mute", ann_name).stdout
+    assert "Coffee" not in ben.run("feed").stdout, "a muted person's posts leave the feed"
+    assert ann_name in ben.run("unmute").stdout, "with no name: whom you mute"
+    assert "You unmuted" in ben.run("unmute", ann_name).stdout
+    assert "You mute nobody." in ben.run("unmute").stdout
+    assert "Coffee" in ben.run("feed").stdout
 
     liked = ben.run("like", str(post["id"])).stdout
     assert f"Liked by {ben_name}" in liked

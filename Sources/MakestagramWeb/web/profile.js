@@ -52,6 +52,37 @@ export function profileView(root, { params, logOut, live }) {
     );
   }
 
+  /** Mute or unmute: their posts leave the feed and their likes and comments the activity; they are not told. */
+  function muteButton(profile) {
+    const button = h("button.button.secondary.mute-button", { type: "button" });
+    const render = () => {
+      button.textContent = profile.viewerMutes ? "Unmute" : "Mute";
+      button.setAttribute("aria-label", `${button.textContent} ${profile.username}`);
+    };
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const muting = !profile.viewerMutes;
+        const state = await (muting ? api.put : api.delete)(`/users/${profile.username}/mute`);
+        profile.viewerMutes = state.viewerMutes;
+        render();
+        // The home feed is read again when next shown, without (or with) their posts.
+        store.followsChanged();
+        toast(
+          state.viewerMutes
+            ? `You muted ${profile.username}: their posts and activity stay out of your feed. They are not told.`
+            : `You unmuted ${profile.username}: their posts and activity are back.`,
+        );
+      } catch (error) {
+        toast(`Couldn't change it: ${error.message}`, { error: true });
+      } finally {
+        button.disabled = false;
+      }
+    });
+    render();
+    return button;
+  }
+
   function followButton(profile, countsHolder) {
     return followToggle(profile, {
       onChange: (state) => {
@@ -222,7 +253,7 @@ export function profileView(root, { params, logOut, live }) {
                   h("a.button.secondary.settings-link", { href: "/settings" }, "Settings"),
                   h("button.button.secondary.log-out", { type: "button", onclick: () => logOut() }, "Log out"),
                 ]
-              : followButton(profile, countsHolder),
+              : [followButton(profile, countsHolder), muteButton(profile)],
           ),
         ),
       ),

@@ -1,5 +1,5 @@
-// Settings: change your password (every other session is logged out at once), and where you are logged in, each
-// session with a Log out button.
+// Settings: change your password (every other session is logged out at once), where you are logged in (each
+// session with a Log out button), whom you mute, the apps you let in, your data, and deleting your account.
 
 import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
@@ -32,6 +32,67 @@ export function describeAgent(agent) {
 
 /** Field names in the server's problems, as the form labels them. */
 const FIELDS = { currentPassword: "Current password", newPassword: "New password" };
+
+/** The people the user mutes, each with an Unmute button (their posts and activity come back at once). */
+function mutesSection() {
+  const list = h("ul.session-list.mute-list", { "aria-labelledby": "mutes-title" });
+  const status = h("div.list-status", { role: "status" });
+  function row(user) {
+    const unmute = h(
+      "button.button.secondary.compact",
+      { type: "button", "aria-label": `Unmute ${user.username}` },
+      "Unmute",
+    );
+    const element = h(
+      "li.session",
+      {},
+      h(
+        "div.session-text",
+        {},
+        h("a.user-link", { href: `/u/${user.username}` }, user.username),
+        h("span.muted.session-detail", {}, user.displayName),
+      ),
+      unmute,
+    );
+    unmute.addEventListener("click", async () => {
+      unmute.disabled = true;
+      try {
+        await api.delete(`/users/${user.username}/mute`);
+        element.remove();
+        if (!list.children.length) status.textContent = "You mute nobody.";
+        store.followsChanged();
+        toast(`You unmuted ${user.username}: their posts and activity are back.`);
+      } catch (problem) {
+        unmute.disabled = false;
+        toast(`Couldn't unmute ${user.username}: ${problem.message}`, { error: true });
+      }
+    });
+    return element;
+  }
+  async function load() {
+    status.textContent = "Loading…";
+    try {
+      const page = await api.get("/me/mutes", { limit: 100 });
+      replace(list, page.items.map(row));
+      status.textContent = page.items.length ? "" : "You mute nobody.";
+    } catch (problem) {
+      replace(status, retryLine("whom you mute", problem, load));
+    }
+  }
+  load();
+  return h(
+    "section.settings-section",
+    {},
+    h("h2.section-heading", { id: "mutes-title" }, "Muted accounts"),
+    h(
+      "p.muted",
+      {},
+      "Their posts stay out of your feed and their likes and comments out of your activity. They are not told.",
+    ),
+    status,
+    list,
+  );
+}
 
 /** The apps the user let into their account (OAuth), each with what it may do and a Revoke button. */
 function appsSection() {
@@ -317,6 +378,7 @@ export function settingsView(root, { logOut, endSession }) {
         exportButton,
         exportStatus,
       ),
+      mutesSection(),
       appsSection(),
       store.me?.isModerator
         ? h(
