@@ -275,11 +275,14 @@ public struct UserDataExport: Sendable {
     /// Usernames, in the order the follows were made.
     public var following: [String]
     public var followers: [String]
+    /// Usernames of the people the user mutes, in the order the mutes were made.
+    public var muted: [String]
 
     public init(
         profile: UserProfile, avatarFile: String?, posts: [ExportedPost], comments: [ExportedComment],
-        following: [String], followers: [String]
+        following: [String], followers: [String], muted: [String] = []
     ) {
+        self.muted = muted
         self.profile = profile
         self.avatarFile = avatarFile
         self.posts = posts

@@ -79,8 +79,15 @@ extension PostgresStore {
             WHERE f.followee_id = \(userID) ORDER BY f.id
             """, logger: logger
         ).decode(String.self) { followers.append(name) }
+        var muted: [String] = []
+        for try await name in try await connection.query(
+            """
+            SELECT u.username FROM mutes m JOIN users u ON u.id = m.muted_id
+            WHERE m.muter_id = \(userID) ORDER BY m.id
+            """, logger: logger
+        ).decode(String.self) { muted.append(name) }
         return UserDataExport(
             profile: profile, avatarFile: avatar, posts: posts, comments: comments, following: following,
-            followers: followers)
+            followers: followers, muted: muted)
     }
 }

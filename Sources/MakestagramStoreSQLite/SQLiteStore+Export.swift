@@ -64,9 +64,15 @@ extension SQLiteStore {
                     SELECT u.username FROM follows f JOIN users u ON u.id = f.follower_id
                     WHERE f.followee_id = ? ORDER BY f.id
                     """, arguments: [userID])
+            let muted = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT u.username FROM mutes m JOIN users u ON u.id = m.muted_id
+                    WHERE m.muter_id = ? ORDER BY m.id
+                    """, arguments: [userID])
             return UserDataExport(
                 profile: profile, avatarFile: avatar, posts: posts, comments: comments, following: following,
-                followers: followers)
+                followers: followers, muted: muted)
         }
     }
 }

@@ -58,6 +58,7 @@ import Testing
             #expect(try await store.allTimeline(bob, pageSize: 5).contains(mine))
             #expect(try await store.mutes(viewer: alice, page: PageRequest(limit: 5)).items.map(\.username) == ["bob"])
             #expect(try await store.muted(by: alice, among: [bob, carol]) == [bob])
+            #expect(try await store.dataExport(userID: alice)?.muted == ["bob"], "the export holds whom she mutes")
             await #expect(throws: StoreError.cannotMuteSelf) {
                 _ = try await store.setMute(viewer: alice, username: "alice", muting: true)
             }

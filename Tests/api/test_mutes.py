@@ -1,8 +1,10 @@
 """Mutes on the native API: the muted person's posts leave the home timeline (and new ones never reach an open
 screen), their likes, comments and follows leave the activity list and add nothing while it lasts; nothing else
 changes and they are not told; an unmute brings it all back, the activity as read."""
+import io
 import json
 import time
+import zipfile
 
 import requests
 import websocket
@@ -53,6 +55,8 @@ def test_a_mute_keeps_someone_out_of_feed_and_activity_until_undone(server):
     assert "viewerMutes" not in get("/users/mutemia", muter).json(), "nothing to say on one's own profile"
     assert get("/users/mutemia", loud).json()["viewerMutes"] is False, "they are not told"
     assert [user["username"] for user in get("/me/mutes", muter).json()["items"]] == ["muteleo"]
+    archive = zipfile.ZipFile(io.BytesIO(get("/me/export", muter).content))
+    assert json.loads(archive.read("muted.json")) == ["muteleo"], "the export holds whom you mute"
 
     def actors() -> set[str]:
         groups = get("/activity", muter).json()["items"]

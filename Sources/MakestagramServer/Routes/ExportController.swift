@@ -97,6 +97,7 @@ struct ExportController<S: Store>: Sendable {
         try add("comments.json", try encoder.encode(data.comments))
         try add("following.json", try encoder.encode(data.following))
         try add("followers.json", try encoder.encode(data.followers))
+        try add("muted.json", try encoder.encode(data.muted))
         if let avatar = data.avatarFile, let bytes = try media.read(avatar) {
             try add("avatar.jpg", bytes, compress: false)
         }
@@ -175,6 +176,7 @@ struct ExportController<S: Store>: Sendable {
         comments.json   the \(data.comments.count) comments you wrote, on anyone's posts
         following.json  the people you follow
         followers.json  the people who follow you
+        muted.json      the people you mute (their posts and activity stay out of yours)
 
         """
     }
