@@ -94,6 +94,12 @@ public final class FeedStore {
         save()
     }
 
+    /// Replaces the feed with the server's first page (what it holds changed below the top: an unmute).
+    func reload() async throws {
+        isFreshInput.write(false)
+        try await refresh()
+    }
+
     /// After the live stream was away: the posts made meanwhile wait behind ``newPostCount``.
     func catchUp() async throws {
         guard isFresh.value, newerCursor != nil else { return }
@@ -175,6 +181,11 @@ public final class FeedStore {
         var changes: [ArrayChange<PostModel>] = (0..<posts.elements.count).reversed().map { .remove(at: $0) }
         changes += models.enumerated().map { .insert($1, at: $0) }
         posts.apply(changes)
+    }
+
+    /// Takes out every post by `username` (someone the viewer muted), waiting ones too.
+    func removePosts(by username: String) {
+        for id in (waiting + posts.elements).filter({ $0.author.value.username == username }).map(\.id) { remove(id) }
     }
 
     private func remove(_ id: Int64) {

@@ -137,6 +137,23 @@ public final class Makestagram {
         }
     }
 
+    /// Mutes someone: their posts leave the home feed at once (the server's too) and their activity the activity
+    /// list; they are not told.
+    @discardableResult
+    public func mute(_ username: String) async throws -> MuteState {
+        let state = try await client.mute(username)
+        feeds[.home]?.removePosts(by: username)
+        return state
+    }
+
+    /// Unmutes someone: the home feed is read again, with their posts.
+    @discardableResult
+    public func unmute(_ username: String) async throws -> MuteState {
+        let state = try await client.unmute(username)
+        try await feeds[.home]?.reload()
+        return state
+    }
+
     // MARK: Session
 
     /// Creates an account and logs in to it.
