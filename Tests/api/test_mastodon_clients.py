@@ -270,6 +270,8 @@ def test_an_album_through_mastodon_py_reads_back_the_same_natively(public):
         assert [each.url for each in read.media_attachments] == [each.url for each in attachments]
         assert [each.description for each in read.media_attachments] == [each.description for each in attachments]
 
+    # A posted photo reads back by its attachment ID.
+    assert albina.media(attachments[1].id).url == attachments[1].url
     # Each photo's alt text changes alone: after posting through the media ID, or as Mastodon does it, in an edit.
     albina.media_update(attachments[2].id, description="A cat asleep on a sofa")
     edited = albina.status_update(status.id, "Three of them, described", media_attributes=[

@@ -463,15 +463,23 @@ struct MastodonController<S: Store>: Sendable {
         return try MastodonResponse(mapper.attachment(id: String(upload.id), image: upload.photo.image))
     }
 
+    /// `GET /api/v1/media/:id`: one of the user's photos, uploaded and not posted yet, or posted (``PostedMediaID``);
+    /// an ID that is both names the upload, as `PUT` does.
     @Sendable func media(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        guard let id = Int64(context.parameters.get("id") ?? ""),
-            let upload = try await store.mediaUpload(id: id, userID: mapper.viewer)
+        let raw = context.parameters.get("id") ?? ""
+        guard let posted = PostedMediaID(raw) else { throw APIError.notFound("media") }
+        if posted.index == 0, let upload = try await store.mediaUpload(id: posted.post, userID: mapper.viewer) {
+            return try MastodonResponse(mapper.attachment(id: raw, image: upload.image))
+        }
+        guard let post = try await store.post(id: posted.post, viewer: mapper.viewer), post.author.id == mapper.viewer,
+            posted.index < post.photos.count
         else { throw APIError.notFound("media") }
-        return try MastodonResponse(mapper.attachment(id: String(id), image: upload.image))
+        return try MastodonResponse(mapper.attachment(id: raw, image: post.photos[posted.index]))
     }
 
-    /// `DELETE /api/v1/media/:id`: forgets a photo uploaded and not posted (Mastodon 4.4); a posted one answers 422.
+    /// `DELETE /api/v1/media/:id`: forgets a photo uploaded and not posted (Mastodon 4.4); any other ID, a posted
+    /// photo's too, answers 404.
     @Sendable func deleteMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         guard let id = Int64(context.parameters.get("id") ?? "") else { throw APIError.notFound("media") }
