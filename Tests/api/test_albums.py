@@ -132,9 +132,9 @@ def test_albums_that_cannot_be_posted_store_nothing_and_a_cancelled_upload_is_fo
         assert answer.status_code == status and words in answer.json()["detail"], answer.text
         assert mine() == [], "nothing was posted"
 
-    refused(ids, 422, "at most 10 photos")
-    refused([], 422, "at least one photo")
-    refused([ids[0], ids[1], ids[0]], 422, "once")
+    refused(ids, 422, "uploads: a post holds at most 10 photos")
+    refused([], 422, "uploads: a post needs at least one photo")
+    refused([ids[0], ids[1], ids[0]], 422, "uploads: each photo can be in a post once")
     refused([ids[0], bobs], 404, "media")
     refused([ids[0], 999_999_999], 404, "media")
     bad_caption = requests.post(v1 + "/posts", headers=alice, json={"caption": "a\u0000b", "uploads": ids[:2]},

@@ -65,17 +65,20 @@ package struct Posting<S: Store>: Sendable {
     }
 
     /// Posts the photos the user uploaded ahead, in the order given, with `caption`: 1 to
-    /// ``Core/maxPhotosPerPost``, each once. The photos were counted when they were uploaded.
-    package func create(by user: Int64, fromUploads uploads: [Int64], caption raw: String) async throws -> Post {
+    /// ``Core/maxPhotosPerPost``, each once. The photos were counted when they were uploaded. `field` names the list
+    /// in what the door reads (`uploads`, `media_ids`).
+    package func create(by user: Int64, fromUploads uploads: [Int64], caption raw: String, field: String = "uploads")
+        async throws -> Post
+    {
         guard !uploads.isEmpty else {
-            throw UseCaseError.invalidField(field: "photos", reason: "a post needs at least one photo")
+            throw UseCaseError.invalidField(field: field, reason: "a post needs at least one photo")
         }
         guard uploads.count <= core.maxPhotosPerPost else {
             throw UseCaseError.invalidField(
-                field: "photos", reason: "a post holds at most \(core.maxPhotosPerPost) photos")
+                field: field, reason: "a post holds at most \(core.maxPhotosPerPost) photos")
         }
         guard Set(uploads).count == uploads.count else {
-            throw UseCaseError.invalidField(field: "photos", reason: "each photo can be in a post once")
+            throw UseCaseError.invalidField(field: field, reason: "each photo can be in a post once")
         }
         let caption = try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
         return try await store.createPost(fromUploads: uploads, userID: user, caption: caption)

@@ -349,7 +349,8 @@ struct MastodonController<S: Store>: Sendable {
             guard let upload = Int64(id) else { throw APIError.notFound("media") }
             return upload
         }
-        let post = try await core.posting.create(by: mapper.viewer, fromUploads: uploads, caption: text)
+        let post = try await core.posting.create(
+            by: mapper.viewer, fromUploads: uploads, caption: text, field: "media_ids")
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
     }
