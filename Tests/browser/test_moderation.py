@@ -72,6 +72,7 @@ def test_a_moderator_removes_a_reported_post_and_suspends_its_author(browsers, s
     mod = browsers()
     mod.log_in(moderator)
     mod.open("/settings")
+    mod.wait_for("a[href='/moderation']")
     mod.click("a[href='/moderation']")
     mod.wait_for(".report-item")
     first = mod.find_all(".report-item")[0]
