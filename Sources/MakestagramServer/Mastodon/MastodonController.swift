@@ -469,14 +469,33 @@ struct MastodonController<S: Store>: Sendable {
     @Sendable func media(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         let raw = context.parameters.get("id") ?? ""
+        let image =
+            switch try await ownPhoto(raw, viewer: mapper.viewer) {
+            case .upload(_, let photo): photo.image
+            case .posted(let post, let index): post.photos[index]
+            }
+        return try MastodonResponse(mapper.attachment(id: raw, image: image))
+    }
+
+    /// A photo of the viewer's that a media ID names.
+    enum OwnPhoto {
+        /// Uploaded and not posted yet.
+        case upload(id: Int64, StoredPhoto)
+        /// Posted: the post and the photo's index in it.
+        case posted(Post, index: Int)
+    }
+
+    /// The viewer's photo that `raw` names: an unposted upload's ID, or a posted photo's (``PostedMediaID``); an ID
+    /// that is both names the upload. Throws `notFound("media")` for anything else, someone else's photo included.
+    func ownPhoto(_ raw: String, viewer: Int64) async throws -> OwnPhoto {
         guard let posted = PostedMediaID(raw) else { throw APIError.notFound("media") }
-        if posted.index == 0, let upload = try await store.mediaUpload(id: posted.post, userID: mapper.viewer) {
-            return try MastodonResponse(mapper.attachment(id: raw, image: upload.image))
+        if posted.index == 0, let upload = try await store.mediaUpload(id: posted.post, userID: viewer) {
+            return .upload(id: posted.post, upload)
         }
-        guard let post = try await store.post(id: posted.post, viewer: mapper.viewer), post.author.id == mapper.viewer,
+        guard let post = try await store.post(id: posted.post, viewer: viewer), post.author.id == viewer,
             posted.index < post.photos.count
         else { throw APIError.notFound("media") }
-        return try MastodonResponse(mapper.attachment(id: raw, image: post.photos[posted.index]))
+        return .posted(post, index: posted.index)
     }
 
     /// `DELETE /api/v1/media/:id`: forgets a photo uploaded and not posted (Mastodon 4.4); any other ID, a posted
@@ -498,25 +517,21 @@ struct MastodonController<S: Store>: Sendable {
     @Sendable func updateMedia(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         let raw = context.parameters.get("id") ?? ""
-        guard let posted = PostedMediaID(raw) else { throw APIError.notFound("media") }
+        let photo = try await ownPhoto(raw, viewer: mapper.viewer)
         let form = try await OAuthForm.read(request)
         guard let description = form.fields["description"]?.first else {
             return try await media(request, context: context)
         }
-        if posted.index == 0, try await store.mediaUpload(id: posted.post, userID: mapper.viewer) != nil {
-            let upload = try await core.posting.setUploadAltText(
-                id: posted.post, by: mapper.viewer, altText: description)
+        switch photo {
+        case .upload(let id, _):
+            let upload = try await core.posting.setUploadAltText(id: id, by: mapper.viewer, altText: description)
             return try MastodonResponse(mapper.attachment(id: raw, image: upload.image))
+        case .posted(let post, let index):
+            let edited = try await core.posting.edit(
+                postID: post.id, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description,
+                photo: index)
+            return try MastodonResponse(mapper.attachment(id: raw, image: edited.photos[index]))
         }
-        guard let post = try await store.post(id: posted.post, viewer: mapper.viewer), post.author.id == mapper.viewer,
-            posted.index < post.photos.count
-        else {
-            throw APIError.notFound("media")
-        }
-        let edited = try await core.posting.edit(
-            postID: posted.post, by: mapper.viewer, caption: nil, hideLikeCount: nil, altText: description,
-            photo: posted.index)
-        return try MastodonResponse(mapper.attachment(id: raw, image: edited.photos[posted.index]))
     }
 
     // MARK: Notifications
