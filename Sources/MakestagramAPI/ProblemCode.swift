@@ -36,6 +36,10 @@ public enum ProblemCode: String, Codable, Sendable, CaseIterable {
     case cannotFollowSelf = "cannot_follow_self"
     /// A user cannot mute themselves (409).
     case cannotMuteSelf = "cannot_mute_self"
+    /// A user cannot block themselves (409).
+    case cannotBlockSelf = "cannot_block_self"
+    /// You block this user: unblock them before you follow them (409).
+    case youBlockThem = "you_block_them"
     /// A user cannot report their own post (409).
     case cannotReportOwnPost = "cannot_report_own_post"
     /// The user already reported this post (409).

@@ -52,6 +52,9 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// On others' profiles: whether you mute them (their posts and activity stay out of your feed and activity;
     /// they are not told). Nil (absent) on your own.
     public var viewerMutes: Bool?
+    /// On others' profiles: whether you block them (neither of you sees the other, follows or reaches the other
+    /// until you unblock). Nil (absent) on your own. Someone who blocks you has no profile for you: it answers 404.
+    public var viewerBlocks: Bool?
 
     /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
     public static let avatarSmallSize = 150
@@ -61,9 +64,11 @@ public struct UserProfile: Codable, Sendable, Equatable {
     public init(
         id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
         bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date,
-        hideLikeCounts: Bool? = nil, isModerator: Bool? = nil, viewerMutes: Bool? = nil
+        hideLikeCounts: Bool? = nil, isModerator: Bool? = nil, viewerMutes: Bool? = nil,
+        viewerBlocks: Bool? = nil
     ) {
         self.viewerMutes = viewerMutes
+        self.viewerBlocks = viewerBlocks
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -92,6 +97,16 @@ public struct MuteState: Codable, Sendable, Equatable {
 
     public init(viewerMutes: Bool) {
         self.viewerMutes = viewerMutes
+    }
+}
+
+/// The answer to blocking or unblocking a user.
+public struct BlockState: Codable, Sendable, Equatable {
+    /// Whether the requesting user now blocks them.
+    public var viewerBlocks: Bool
+
+    public init(viewerBlocks: Bool) {
+        self.viewerBlocks = viewerBlocks
     }
 }
 

@@ -49,7 +49,9 @@ public final class EventTap: Sendable {
         // A change of their activity may be a mention of them.
         case .activityChanged(let recipient, _): recipient == user
         case .sessionEnded, .userRemoved, .changesMissed: false
-        case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored, .muteChanged: false
+        case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored, .muteChanged,
+            .blockChanged:
+            false
         }
     }
 }

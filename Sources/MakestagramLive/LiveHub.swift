@@ -212,9 +212,17 @@ public final class LiveHub: Service {
                 LiveDelivery(
                     postID: postID, version: version,
                     message: .photoChanged(LivePhotoChanged(postId: postID, version: version))))
-        case .followChanged, .muteChanged:
-            // Nothing on screen shows follows or mutes live; the next timeline read has the change.
+        case .followChanged, .muteChanged, .blockChanged(_, _, false):
+            // Nothing on screen shows follows or mutes live; the next timeline read has the change. An unblock
+            // restores nothing.
             return
+        case .blockChanged(let blocker, let blocked, true):
+            // Each may have the other's posts, likes and comments on screen, and be subscribed to them: both load
+            // their screens again (where the other is no longer to be seen) and subscribe again (which refuses the
+            // other's posts). Blocks are rare and rate limited.
+            for connection in connections(of: [blocker, blocked]) {
+                connection.close(code: LiveCloseCode.resync, reason: "a block changed what you may see; load again")
+            }
         case .sessionEnded(let tokenHash):
             for connection in allConnections() where connection.tokenHash == tokenHash {
                 connection.close(code: LiveCloseCode.sessionEnded, reason: "session ended; log in again")

@@ -10,6 +10,10 @@ public enum StoreError: Error, Sendable, Equatable {
     case cannotFollowSelf
     /// A user cannot mute themselves.
     case cannotMuteSelf
+    /// A user cannot block themselves.
+    case cannotBlockSelf
+    /// The viewer blocks the user they tried to follow: they must unblock first.
+    case youBlockThem
     /// A user cannot report their own post.
     case cannotReportOwnPost
     /// The user already reported this post.

@@ -29,6 +29,11 @@ public enum StoreEvent: Sendable, Equatable {
     /// `muter` muted (`muting`) or unmuted `muted`: the muter's home timeline changed, and the muted user's activity
     /// leaves (or comes back to) the muter's list. The muted user is not told.
     case muteChanged(muter: Int64, muted: Int64, muting: Bool)
+    /// `blocker` blocked (`blocking`) or unblocked `blocked`. A block is published after the follows between them
+    /// (both ways) and the blocked user's likes and comments on the blocker's posts were taken back, each as its own
+    /// event; from it on, neither sees the other anywhere, and open screens and caches drop what they showed of the
+    /// other.
+    case blockChanged(blocker: Int64, blocked: Int64, blocking: Bool)
     /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
     case profileChanged(user: UserSummary)
     /// A user was suspended, or began to be deleted: their sessions end, their connections close (with
@@ -55,7 +60,8 @@ public enum StoreEvent: Sendable, Equatable {
         case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .muteChanged, .changesMissed, .profileChanged, .activityChanged,
+        case .sessionEnded, .followChanged, .muteChanged, .blockChanged, .changesMissed, .profileChanged,
+            .activityChanged,
             .userRemoved, .userRestored:
             nil
         }

@@ -104,9 +104,9 @@ enum PostRows {
     }
 
     /// Fills in each post's newest comments with one statement for the whole list.
-    static func withRecentComments(_ connection: PostgresConnection, _ posts: [Post], logger: Logger) async throws
-        -> [Post]
-    {
+    static func withRecentComments(
+        _ connection: PostgresConnection, _ posts: [Post], hiding hidden: Set<String>, logger: Logger
+    ) async throws -> [Post] {
         let ids = posts.filter { $0.commentCount > 0 }.map(\.id)
         guard !ids.isEmpty else { return posts }
         let rows = try await connection.query(
@@ -120,6 +120,7 @@ enum PostRows {
         var byPost: [Int64: [Comment]] = [:]
         for try await row in rows {
             let comment = try comment(row)
+            if hidden.contains(comment.author.username) { continue }
             byPost[comment.postId, default: []].append(comment)
         }
         return posts.map { post in
@@ -139,6 +140,7 @@ enum PostRows {
         sql.append(
             " FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active' WHERE p.id = ANY(\(sql.bind(ids)))"
         )
+        sql.append(" AND " + Visibility.unblocked(viewer: String(viewer), user: "p.author_id"))
         var posts: [Post] = []
         var albums: [Int64] = []
         for try await row in try await connection.query(sql.query, logger: logger) {
@@ -152,7 +154,7 @@ enum PostRows {
                 if let photos = more[posts[index].id] { posts[index].photos += photos.map(\.image) }
             }
         }
-        return try await withRecentComments(connection, posts, logger: logger)
+        return try await withRecentComments(connection, posts, hiding: hidden, logger: logger)
     }
 
     /// One page of a newest-first post list: each post's ID, version and whether the viewer liked it.

@@ -159,6 +159,7 @@ extension PostgresStore {
                   AS e(recipient, actor, kind, post, comment, source, grp, unread, created, n)
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = e.recipient)
                   AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = e.recipient AND muted_id = e.actor)
+                  AND \(unescaped: Visibility.unblocked(viewer: "e.recipient", user: "e.actor"))
                 ORDER BY e.n
                 ON CONFLICT (source) DO NOTHING RETURNING recipient_id
                 """, logger: logger
@@ -185,6 +186,7 @@ extension PostgresStore {
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = \(entry.recipient))
                   AND NOT EXISTS (
                     SELECT 1 FROM mutes WHERE muter_id = \(entry.recipient) AND muted_id = \(entry.actor))
+                  AND \(unescaped: Visibility.unblocked(viewer: String(entry.recipient), user: String(entry.actor)))
                 ON CONFLICT (source) DO NOTHING RETURNING recipient_id, unread
                 """, logger: logger
             ).collect()

@@ -4,13 +4,17 @@ import MakestagramStore
 import PostgresNIO
 
 extension PostgresStore {
-    /// Whether the post exists and may be seen: its author's account is active (not suspended, not being deleted).
-    /// Every read and write of a post's likes, comments and reports asks this first (`set_likes` in its own SQL), so a
-    /// hidden post answers `notFound` everywhere, as its own page does.
-    static func postVisible(_ connection: PostgresConnection, _ id: Int64, logger: Logger) async throws -> Bool {
+    /// Whether the post exists and `viewer` may see it (``Visibility``): its author's account is active (not
+    /// suspended, not being deleted) and neither blocks the other. Every read and write of a post's likes, comments
+    /// and reports asks this first (`set_likes` in its own SQL), so a hidden post answers `notFound` everywhere, as
+    /// its own page does.
+    static func postVisible(_ connection: PostgresConnection, _ id: Int64, viewer: Int64, logger: Logger) async throws
+        -> Bool
+    {
         try await !connection.query(
             """
             SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = \(id)
+              AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "p.author_id"))
             """, logger: logger
         ).collect().isEmpty
     }
@@ -77,10 +81,10 @@ extension PostgresStore {
 
     /// One row of `set_likes`: which toggle it answers (from 0) and its outcome.
     static func likeOutcome(_ row: PostgresRow, toggles: [LikeBatches.Toggle], hiding hiddenNames: Set<String>) throws
-        -> (Int, LikeOutcome)
+        -> (Int, LikeOutcome?)
     {
-        let (item, changed, count, likers, version, username, displayName, avatar, author, hidden) = try row.decode(
-            (Int32, Bool, Int, String, Int64, String, String, String?, Int64, Bool).self)
+        let (item, changed, count, likers, version, username, displayName, avatar, author, hidden, blocked) =
+            try row.decode((Int32, Bool, Int, String, Int64, String, String, String?, Int64, Bool, Bool).self)
         let index = Int(item) - 1
         guard toggles.indices.contains(index) else { throw StoreError.database("set_likes answered item \(item)") }
         let toggle = toggles[index]
@@ -91,17 +95,20 @@ extension PostgresStore {
             postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count,
             likers: likerNames(likers, hiding: hiddenNames),
             version: version, authorID: author, countHidden: hidden)
+        // A like between a blocker and the one they block was refused: no such post, for them.
+        if blocked { return (index, nil) }
         return (index, LikeOutcome(state: change.state(for: toggle.viewer), change: changed ? change : nil))
     }
 
-    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
+    public func likers(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
         try await read { [logger] connection in
-            guard try await Self.postVisible(connection, postID, logger: logger) else { return nil }
+            guard try await Self.postVisible(connection, postID, viewer: viewer, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT u.id, u.username, u.display_name, u.avatar_file, l.id FROM likes l JOIN users u ON u.id = l.user_id"
                     + " AND u.status = 'active'"
             )
-            sql.append(" WHERE l.post_id = \(sql.bind(postID))")
+            sql.append(" WHERE l.post_id = \(sql.bind(postID)) AND ")
+            sql.append(Visibility.unblocked(viewer: String(viewer), user: "u.id"))
             return try await PostRows.page(
                 connection, sql, key: "l.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
         }
@@ -121,7 +128,7 @@ extension PostgresStore {
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
         try await write { [logger] connection, changes in
-            guard try await Self.postVisible(connection, postID, logger: logger) else {
+            guard try await Self.postVisible(connection, postID, viewer: author, logger: logger) else {
                 throw StoreError.notFound("post")
             }
             let rows = try await connection.query(
@@ -140,13 +147,14 @@ extension PostgresStore {
         }
     }
 
-    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
+    public func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
         try await read { [logger] connection in
-            guard try await Self.postVisible(connection, postID, logger: logger) else { return nil }
+            guard try await Self.postVisible(connection, postID, viewer: viewer, logger: logger) else { return nil }
             var sql = SQL(
                 "SELECT \(PostRows.commentColumns), c.id FROM comments c JOIN users u ON u.id = c.author_id"
                     + " AND u.status = 'active'")
-            sql.append(" WHERE c.post_id = \(sql.bind(postID))")
+            sql.append(" WHERE c.post_id = \(sql.bind(postID)) AND ")
+            sql.append(Visibility.unblocked(viewer: String(viewer), user: "u.id"))
             return try await PostRows.page(
                 connection, sql, key: "c.id", descending: false, page: page, logger: logger, decode: PostRows.comment)
         }
@@ -190,6 +198,7 @@ extension PostgresStore {
                     """
                     SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
                     WHERE p.id = \(postID)
+                      AND \(unescaped: Visibility.unblocked(viewer: String(reporter), user: "p.author_id"))
                     """, logger: logger
                 ).collect()
                 guard let author = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("post") }

@@ -66,14 +66,18 @@ extension PostgresStore {
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
         try await read { [logger] connection in
-            try await Self.post(connection, id: id, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            try await Self.post(
+                connection, id: id, viewer: viewer,
+                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
         }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         return try await read { [logger] connection in
-            try await PostRows.posts(connection, ids: ids, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+            try await PostRows.posts(
+                connection, ids: ids, viewer: viewer,
+                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
         }
     }
 
@@ -95,7 +99,8 @@ extension PostgresStore {
             }
             guard
                 let post = try await Self.post(
-                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+                    connection, id: postID, viewer: viewer,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -137,7 +142,8 @@ extension PostgresStore {
             }
             guard
                 let post = try await Self.post(
-                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+                    connection, id: postID, viewer: viewer,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -164,7 +170,8 @@ extension PostgresStore {
             if old != value { try await connection.query(update, logger: logger) }
             guard
                 let post = try await Self.post(
-                    connection, id: postID, viewer: viewer, hiding: self.hiddenNames, logger: logger)
+                    connection, id: postID, viewer: viewer,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -253,7 +260,8 @@ extension PostgresStore {
         case .fromWindow(let listed):
             return try await read { [logger] connection in
                 try await PostRows.complete(
-                    connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
+                    connection, listed, viewer: viewer, known: known,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
             }
         case .fromDatabase(let plan):
             return try await read { [logger] connection in
@@ -261,7 +269,8 @@ extension PostgresStore {
                     try await Self.timelineList(connection, viewer: viewer, page: $0, logger: logger)
                 }
                 return try await PostRows.complete(
-                    connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
+                    connection, listed, viewer: viewer, known: known,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
             }
         }
     }
@@ -285,11 +294,17 @@ extension PostgresStore {
             guard let author = try await Self.userID(connection, username: username, logger: logger) else {
                 return nil
             }
+            switch try await Self.block(connection, between: viewer, and: author, logger: logger) {
+            case .blockedBy: return nil
+            case .blocking: return PageResult(items: [], nextKey: nil)
+            case nil: break
+            }
             let listed = try await PostRows.list(
                 connection, from: "posts p", filter: { "p.author_id = \($0.bind(author))" }, key: "p.id",
                 viewer: viewer, page: page, logger: logger)
             return try await PostRows.complete(
-                connection, listed, viewer: viewer, known: known, hiding: self.hiddenNames, logger: logger)
+                connection, listed, viewer: viewer, known: known,
+                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
         }
     }
 }

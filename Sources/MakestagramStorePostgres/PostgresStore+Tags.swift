@@ -25,7 +25,8 @@ extension PostgresStore {
             guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
             let posts = Dictionary(
                 try await PostRows.posts(
-                    connection, ids: ids.items, viewer: viewer, hiding: self.hiddenNames, logger: logger
+                    connection, ids: ids.items, viewer: viewer,
+                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger
                 ).map {
                     ($0.id, $0)
                 },

@@ -16,29 +16,48 @@ extension PostgresStore {
             """)
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
         sql.append(", EXISTS (SELECT 1 FROM mutes WHERE muter_id = \(sql.bind(viewer)) AND muted_id = u.id)")
+        sql.append(", EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(sql.bind(viewer)) AND blocked_id = u.id)")
         if let id {
             sql.append(" FROM users u WHERE u.id = \(sql.bind(id))")
         } else {
             sql.append(" FROM users u WHERE u.username = \(sql.bind(folded(username ?? "")))")
         }
         sql.append(" AND u.status = 'active'")
+        sql.append(
+            " AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = u.id AND blocked_id = \(sql.bind(viewer)))")
         if lock { sql.append(" FOR NO KEY UPDATE") }
         let rows = try await connection.query(sql.query, logger: logger).collect()
         return try rows.first.map { row in
             let (
                 id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, moderator,
-                follows, mutes
+                follows, mutes, blocks
             ) =
                 try row.decode(
-                    (Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool, Bool)
-                        .self)
+                    (
+                        Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool, Bool,
+                        Bool
+                    ).self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
                 avatarLargeURL: large.map(MediaPath.url(for:)), bio: bio, postCount: posts, followerCount: followers,
                 followingCount: following, viewerFollows: follows,
                 createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil,
-                isModerator: viewer == id ? moderator : nil, viewerMutes: viewer == id ? nil : mutes)
+                isModerator: viewer == id ? moderator : nil, viewerMutes: viewer == id ? nil : mutes,
+                viewerBlocks: viewer == id ? nil : blocks)
         }
+    }
+
+    /// Which way a block stands between `viewer` and `other`, if one does.
+    static func block(_ connection: PostgresConnection, between viewer: Int64, and other: Int64, logger: Logger)
+        async throws -> BlockDirection?
+    {
+        let rows = try await connection.query(
+            """
+            SELECT blocker_id FROM blocks WHERE (blocker_id = \(viewer) AND blocked_id = \(other))
+              OR (blocker_id = \(other) AND blocked_id = \(viewer)) LIMIT 1
+            """, logger: logger
+        ).collect()
+        return try rows.first.map { try $0.decode(Int64.self) == viewer ? .blocking : .blockedBy }
     }
 
     static func userID(_ connection: PostgresConnection, username: String, logger: Logger) async throws -> Int64? {
@@ -133,7 +152,7 @@ extension PostgresStore {
                       SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                       WHERE f.follower_id = \(viewer) AND fu.username LIKE \(escaped + "%"))
                     SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
-                    WHERE u.status = 'active'
+                    WHERE u.status = 'active' AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "u.id"))
                     ORDER BY u.username <> \(folded),
                       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = \(viewer) AND f.followee_id = u.id) DESC,
                       length(u.username), u.username
@@ -155,7 +174,7 @@ extension PostgresStore {
                       SELECT f.followee_id FROM follows f JOIN users fu ON fu.id = f.followee_id
                       WHERE f.follower_id = \(viewer) AND fu.search_key LIKE \(contains))
                     SELECT u.id, u.username, u.display_name, u.avatar_file FROM candidates c JOIN users u ON u.id = c.id
-                    WHERE u.status = 'active'
+                    WHERE u.status = 'active' AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "u.id"))
                     ORDER BY CASE
                         WHEN u.username = \(folded) OR u.search_key = u.username || \("\n" + folded) THEN 0
                         WHEN u.search_key LIKE \(escaped + "%") OR u.search_key LIKE \("%\n" + escaped + "%")
@@ -183,6 +202,7 @@ extension PostgresStore {
                 WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = \(viewer))
                     OR f.follower_id = \(related))
                   AND f.followee_id NOT IN (\(viewer), \(related)) AND u.status = 'active'
+                  AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "u.id"))
                   AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
                 GROUP BY u.id
                 ORDER BY bool_or(f.follower_id = \(related)) DESC, count(*) DESC, u.follower_count DESC, u.id
@@ -195,6 +215,7 @@ extension PostgresStore {
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file FROM users u
                 WHERE u.id NOT IN (\(viewer), \(related)) AND u.status = 'active'
+                  AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "u.id"))
                   AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = \(viewer) AND m.followee_id = u.id)
                 ORDER BY u.follower_count DESC, u.id LIMIT \(limit + ranked.count)
                 """, logger: logger)
@@ -252,6 +273,15 @@ extension PostgresStore {
             if target == viewer { throw StoreError.cannotFollowSelf }
             let changed: [PostgresRow]
             if following {
+                // Both users locked first, in ID order, as a block locks them: a block committing meanwhile is seen.
+                try await connection.query(
+                    "SELECT 1 FROM users WHERE id IN (\(viewer), \(target)) ORDER BY id FOR NO KEY UPDATE",
+                    logger: logger)
+                switch try await Self.block(connection, between: viewer, and: target, logger: logger) {
+                case .blocking: throw StoreError.youBlockThem
+                case .blockedBy: throw StoreError.notFound("user")
+                case nil: break
+                }
                 changed = try await connection.query(
                     """
                     INSERT INTO follows (follower_id, followee_id, created_at) VALUES (\(viewer), \(target), \(Self.now))
@@ -313,17 +343,117 @@ extension PostgresStore {
         }
     }
 
-    public func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+    public func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool {
+        let (blocked, liked) = try await write { [logger] connection, changes -> (Bool, [Int64]) in
+            guard let target = try await Self.userID(connection, username: username, logger: logger) else {
+                throw StoreError.notFound("user")
+            }
+            if target == viewer { throw StoreError.cannotBlockSelf }
+            // Both users locked in ID order, and `FOR UPDATE`: a follow between them waits for the block and then
+            // sees it, and so does a like on the blocker's posts (`set_likes` holds its posts' authors `FOR KEY
+            // SHARE`), so that none slips in between the block and the taking back below.
+            try await connection.query(
+                "SELECT 1 FROM users WHERE id IN (\(viewer), \(target)) ORDER BY id FOR UPDATE", logger: logger)
+            guard blocking else {
+                let removed = try await connection.query(
+                    "DELETE FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = \(target) RETURNING 1",
+                    logger: logger
+                ).collect()
+                if !removed.isEmpty {
+                    changes.publish(.blockChanged(blocker: viewer, blocked: target, blocking: false))
+                }
+                return (false, [])
+            }
+            let added = try await connection.query(
+                """
+                INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(viewer), \(target), \(Self.now))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard !added.isEmpty else { return (true, []) }
+            for (follower, followee) in [(viewer, target), (target, viewer)] {
+                let removed = try await connection.query(
+                    "DELETE FROM follows WHERE follower_id = \(follower) AND followee_id = \(followee) RETURNING 1",
+                    logger: logger
+                ).collect()
+                if !removed.isEmpty {
+                    changes.publish(.followChanged(follower: follower, followee: followee, following: false))
+                }
+            }
+            let comments = try await connection.query(
+                """
+                SELECT c.id, c.post_id FROM comments c JOIN posts p ON p.id = c.post_id
+                WHERE c.author_id = \(target) AND p.author_id = \(viewer)
+                """, logger: logger
+            ).collect()
+            for row in comments {
+                let (id, postID) = try row.decode((Int64, Int64).self)
+                _ = try await Self.removeComment(connection, id: id, postID: postID, changes: changes, logger: logger)
+            }
+            var liked: [Int64] = []
+            for try await post in try await connection.query(
+                """
+                SELECT l.post_id FROM likes l JOIN posts p ON p.id = l.post_id
+                WHERE l.user_id = \(target) AND p.author_id = \(viewer)
+                """, logger: logger
+            ).decode(Int64.self) {
+                liked.append(post)
+            }
+            changes.publish(.blockChanged(blocker: viewer, blocked: target, blocking: true))
+            return (true, liked.isEmpty ? [] : [target] + liked)
+        }
+        // The blocked user's likes on the viewer's posts go as unlikes, through the statement every toggle uses
+        // (it writes their changes); the block stands already, so no new like of theirs gets in meanwhile.
+        if let target = liked.first {
+            let toggles = liked.dropFirst().map { LikeBatches.Toggle(postID: $0, viewer: target, liked: false) }
+            for result in await sendLikes(Array(toggles), anyPost: true) {
+                if case .failure(let error) = result, (error as? StoreError) != .notFound("post") { throw error }
+            }
+        }
+        return blocked
+    }
+
+    public func blocks(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await relationList(table: "blocks", owner: "blocker_id", other: "blocked_id", viewer: viewer, page: page)
+    }
+
+    /// The people a relation of `viewer`'s (`table`, a mute or a block, whose `owner` column is the viewer) names in
+    /// its `other` column, most recent first.
+    private func relationList(table: String, owner: String, other: String, viewer: Int64, page: PageRequest)
+        async throws -> PageResult<UserSummary>
+    {
         try await read { [logger] connection in
             var sql = SQL(
-                """
-                SELECT u.id, u.username, u.display_name, u.avatar_file, m.id
-                FROM mutes m JOIN users u ON u.id = m.muted_id AND u.status = 'active'
-                """)
-            sql.append(" WHERE m.muter_id = \(sql.bind(viewer))")
+                "SELECT u.id, u.username, u.display_name, u.avatar_file, r.id FROM \(table) r"
+                    + " JOIN users u ON u.id = r.\(other) AND u.status = 'active'")
+            sql.append(" WHERE r.\(owner) = \(sql.bind(viewer))")
             return try await PostRows.page(
-                connection, sql, key: "m.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
+                connection, sql, key: "r.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
         }
+    }
+
+    public func blockRelations(viewer: Int64, among users: [Int64]) async throws -> (
+        blocking: Set<Int64>, blockedBy: Set<Int64>
+    ) {
+        guard !users.isEmpty else { return ([], []) }
+        return try await read { [logger] connection in
+            var blocking = Set<Int64>()
+            var blockedBy = Set<Int64>()
+            let rows = try await connection.query(
+                """
+                SELECT blocker_id, blocked_id FROM blocks
+                WHERE (blocker_id = \(viewer) AND blocked_id = ANY(\(users)))
+                   OR (blocked_id = \(viewer) AND blocker_id = ANY(\(users)))
+                """, logger: logger)
+            for try await (blocker, blocked) in rows.decode((Int64, Int64).self) {
+                if blocker == viewer { blocking.insert(blocked) } else { blockedBy.insert(blocker) }
+            }
+            return (blocking, blockedBy)
+        }
+    }
+
+    public func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await relationList(table: "mutes", owner: "muter_id", other: "muted_id", viewer: viewer, page: page)
     }
 
     public func muted(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64> {

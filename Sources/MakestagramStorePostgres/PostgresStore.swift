@@ -211,6 +211,34 @@ public final class PostgresStore: Store, Service {
     /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
     var hiddenNames: Set<String> { caches.hiddenUsers.names }
 
+    /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
+    func hiddenNames(_ connection: PostgresConnection, for viewer: Int64) async throws -> Set<String> {
+        Visibility.hiddenNames(global: hiddenNames, partners: try await blockPartners(connection, of: viewer))
+    }
+
+    /// Everyone `user` blocks or is blocked by, from memory when held (and the caches are trusted: an instance cut
+    /// off from the change stream reads the database).
+    func blockPartners(_ connection: PostgresConnection, of user: Int64) async throws -> [Int64: String] {
+        let cache = caches.blockPartners
+        let (held, generation) = cache.lookup(user)
+        if let held, caches.isTrusted { return held }
+        var partners: [Int64: String] = [:]
+        let rows = try await connection.query(
+            """
+            SELECT b.blocked_id, u.username FROM blocks b JOIN users u ON u.id = b.blocked_id WHERE b.blocker_id = \(user)
+            UNION ALL
+            SELECT b.blocker_id, u.username FROM blocks b JOIN users u ON u.id = b.blocker_id WHERE b.blocked_id = \(user)
+            """, logger: logger)
+        for try await (id, name) in rows.decode((Int64, String).self) { partners[id] = name }
+        cache.keep(partners, for: user, generation: generation)
+        return partners
+    }
+
+    public func blockPartners(of user: Int64) async throws -> [Int64: String] {
+        if caches.isTrusted, let held = caches.blockPartners.lookup(user).partners { return held }
+        return try await read { connection in try await self.blockPartners(connection, of: user) }
+    }
+
     static func folded(_ username: String) -> String {
         String(
             decoding: username.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)

@@ -36,6 +36,7 @@ enum Schema {
         ("v21 alt text", v21),
         ("v22 albums", v22),
         ("v23 mutes", v23),
+        ("v24 blocks", v24),
     ]
 
     static let v1 = """

@@ -81,6 +81,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v17 alt text", migrate: Schema.v17)
         migrator.registerMigration("v18 albums", migrate: Schema.v18)
         migrator.registerMigration("v19 mutes", migrate: Schema.v19)
+        migrator.registerMigration("v20 blocks", migrate: Schema.v20)
         return migrator
     }
 }

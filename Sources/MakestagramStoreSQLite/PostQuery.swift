@@ -95,12 +95,13 @@ enum PostQuery {
             if isAlbum(row) { albums.insert(post.id) }
             posts.append(post)
         }
-        return try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums))
+        return try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums), hiding: hidden)
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan
-    /// of `comments_post` that stops after ``Post/recentCommentsLimit`` rows.
-    static func withRecentComments(_ db: Database, _ posts: [Post]) throws -> [Post] {
+    /// of `comments_post` that stops after ``Post/recentCommentsLimit`` rows. Comments by the `hidden` (the reader's
+    /// block partners) are left out.
+    static func withRecentComments(_ db: Database, _ posts: [Post], hiding hidden: Set<String>) throws -> [Post] {
         let withComments = posts.filter { $0.commentCount > 0 }
         guard !withComments.isEmpty else { return posts }
         let ids = "[" + withComments.map { String($0.id) }.joined(separator: ",") + "]"
@@ -117,6 +118,7 @@ enum PostQuery {
         var byPost: [Int64: [Comment]] = [:]
         for row in rows {
             let comment = SQLiteStore.comment(row)
+            if hidden.contains(comment.author.username) { continue }
             byPost[comment.postId, default: []].append(comment)
         }
         return posts.map { post in
@@ -143,6 +145,7 @@ enum PostQuery {
                 sql: """
                     SELECT \(columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
                     WHERE p.id IN (SELECT value FROM json_each(:ids))
+                      AND \(Visibility.unblocked(viewer: ":viewer", user: "p.author_id"))
                     """),
             arguments: ["ids": list, "viewer": viewer])
         return try complete(db, rows: rows, hiding: hidden)

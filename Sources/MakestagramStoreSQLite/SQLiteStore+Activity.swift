@@ -136,13 +136,15 @@ extension SQLiteStore {
                           unread, created_at)
                         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
                           AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = ? AND muted_id = ?)
+                          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)
+                          AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)
                         ON CONFLICT (source) DO NOTHING
                         RETURNING recipient_id, unread
                         """),
                 arguments: [
                     entry.recipient, entry.actor, entry.kind.rawValue, entry.post, entry.comment, entry.source,
                     entry.group, entry.unread, entry.createdAt.timeIntervalSince1970, entry.recipient, entry.recipient,
-                    entry.actor,
+                    entry.actor, entry.recipient, entry.actor, entry.actor, entry.recipient,
                 ])
             return added.map { [$0[0] as Int64] } ?? []
         case .remove(let source):

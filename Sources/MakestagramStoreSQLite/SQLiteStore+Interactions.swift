@@ -4,16 +4,17 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    /// Whether the post exists and may be seen: its author's account is active (not suspended, not being deleted).
-    /// Every read and write of a post's likes, comments and reports asks this first, so a hidden post answers
-    /// `notFound` everywhere, as its own page does.
-    static func postVisible(_ db: Database, _ id: Int64) throws -> Bool {
+    /// Whether the post exists and `viewer` may see it (``Visibility``): its author's account is active (not
+    /// suspended, not being deleted) and neither blocks the other. Every read and write of a post's likes, comments
+    /// and reports asks this first, so a hidden post answers `notFound` everywhere, as its own page does.
+    static func postVisible(_ db: Database, _ id: Int64, viewer: Int64) throws -> Bool {
         try Bool.fetchOne(
             db.cachedStatement(
                 sql: """
                     SELECT EXISTS (
-                      SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?)
-                    """), arguments: [id]) ?? false
+                      SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
+                        AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id")))
+                    """), arguments: [id, viewer]) ?? false
     }
 
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
@@ -29,9 +30,12 @@ extension SQLiteStore {
         // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
         let exists = try db.cachedStatement(
             sql: anyPost
-                ? "SELECT 1 FROM posts WHERE id = ?"
-                : "SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?")
-        guard (try Int.fetchOne(exists, arguments: [postID])) != nil else { throw StoreError.notFound("post") }
+                ? "SELECT 1 FROM posts WHERE id = ?1 AND ?2 = ?2"
+                : """
+                SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
+                  AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id"))
+                """)
+        guard (try Int.fetchOne(exists, arguments: [postID, viewer])) != nil else { throw StoreError.notFound("post") }
         if liked {
             try db.cachedStatement(
                 sql: "INSERT OR IGNORE INTO likes (post_id, user_id, created_at) VALUES (?, ?, ?)"
@@ -69,18 +73,20 @@ extension SQLiteStore {
         return (row["comment_count"], row["version"])
     }
 
-    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
+    public func likers(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
         try await read { db in
-            guard try Self.postVisible(db, postID) else { return nil }
+            guard try Self.postVisible(db, postID, viewer: viewer) else { return nil }
             return try fetchPage(
                 db,
                 sql: { condition in
                     """
                     SELECT l.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
                     FROM likes l JOIN users u ON u.id = l.user_id AND u.status = 'active'
-                    WHERE l.post_id = :post AND \(condition) ORDER BY l.id DESC LIMIT :limit
+                    WHERE l.post_id = :post AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
+                      AND \(condition) ORDER BY l.id DESC LIMIT :limit
                     """
-                }, arguments: ["post": postID], key: "l.id", descending: true, page: page, decode: PostQuery.author)
+                }, arguments: ["post": postID, "viewer": viewer], key: "l.id", descending: true, page: page,
+                decode: PostQuery.author)
         }
     }
 
@@ -97,7 +103,7 @@ extension SQLiteStore {
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
         try await write { db in
-            guard try Self.postVisible(db, postID) else { throw StoreError.notFound("post") }
+            guard try Self.postVisible(db, postID, viewer: author) else { throw StoreError.notFound("post") }
             try db.execute(
                 sql: "INSERT INTO comments (post_id, author_id, text, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [postID, author, text, Self.now])
@@ -117,17 +123,19 @@ extension SQLiteStore {
         }
     }
 
-    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
+    public func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
         try await read { db in
-            guard try Self.postVisible(db, postID) else { return nil }
+            guard try Self.postVisible(db, postID, viewer: viewer) else { return nil }
             return try fetchPage(
                 db,
                 sql: { condition in
                     """
                     SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id AND u.status = 'active'
-                    WHERE c.post_id = :post AND \(condition) ORDER BY c.id ASC LIMIT :limit
+                    WHERE c.post_id = :post AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
+                      AND \(condition) ORDER BY c.id ASC LIMIT :limit
                     """
-                }, arguments: ["post": postID], key: "c.id", descending: false, page: page, decode: Self.comment)
+                }, arguments: ["post": postID, "viewer": viewer], key: "c.id", descending: false, page: page,
+                decode: Self.comment)
         }
     }
 
@@ -165,8 +173,8 @@ extension SQLiteStore {
                     db,
                     sql: """
                         SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
-                        WHERE p.id = ?
-                        """, arguments: [postID])
+                        WHERE p.id = ?1 AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id"))
+                        """, arguments: [postID, reporter])
             else { throw StoreError.notFound("post") }
             if author == reporter { throw StoreError.cannotReportOwnPost }
             do {

@@ -9,7 +9,7 @@ extension SQLiteStore {
             db.cachedStatement(
                 sql: """
                     SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
-                    WHERE p.id = :id
+                    WHERE p.id = :id AND \(Visibility.unblocked(viewer: ":viewer", user: "p.author_id"))
                     """),
             arguments: ["id": id, "viewer": viewer])
         return try PostQuery.complete(db, rows: rows, hiding: hidden).first
@@ -63,13 +63,15 @@ extension SQLiteStore {
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
-        try await read { db in try Self.post(db, id: id, viewer: viewer, hiding: hiddenNames) }
+        try await read { db in try Self.post(db, id: id, viewer: viewer, hiding: hiddenNames(db, for: viewer)) }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
-        return try await read { db in try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames) }
+        return try await read { db in
+            try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames(db, for: viewer))
+        }
     }
 
     public func editCaption(postID: Int64, viewer: Int64, caption: String) async throws -> Post {
@@ -86,7 +88,7 @@ extension SQLiteStore {
                     arguments: [caption, Self.now, postID])
                 try Self.file(db, postID: postID, caption: caption)
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
                 throw StoreError.notFound("post")
             }
             if changed, let editedAt = post.editedAt {
@@ -125,7 +127,7 @@ extension SQLiteStore {
                         """,
                     arguments: [altText, postID, photo])
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
                 throw StoreError.notFound("post")
             }
             if changed { try publishOnCommit(db, .imageChanged(postID: postID, version: post.version)) }
@@ -172,7 +174,7 @@ extension SQLiteStore {
                     sql: "UPDATE posts SET hide_like_count = ?, version = version + 1 WHERE id = ?",
                     arguments: [hidden, postID])
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames) else {
+            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
                 throw StoreError.notFound("post")
             }
             if changed {
@@ -224,12 +226,14 @@ extension SQLiteStore {
             return listed
         case .fromWindow(let listed):
             return try await read { db in
-                try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
+                try PostQuery.complete(
+                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
             }
         case .fromDatabase(let plan):
             return try await read { db in
                 let listed = try cache.list(plan) { try Self.timelineList(db, viewer: viewer, page: $0) }
-                return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
+                return try PostQuery.complete(
+                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
             }
         }
     }
@@ -247,10 +251,16 @@ extension SQLiteStore {
     {
         try await read { db in
             guard let author = try Self.userID(db, username: username) else { return nil }
+            switch try Self.block(db, between: viewer, and: author) {
+            case .blockedBy: return nil
+            case .blocking: return PageResult(items: [], nextKey: nil)
+            case nil: break
+            }
             let listed = try PostQuery.list(
                 db, from: "posts p", filter: "p.author_id = :author", key: "p.id", arguments: ["author": author],
                 viewer: viewer, page: page)
-            return try PostQuery.complete(db, listed, viewer: viewer, known: known, hiding: hiddenNames)
+            return try PostQuery.complete(
+                db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
         }
     }
 }

@@ -12,8 +12,10 @@ extension SQLiteStore {
             db.cachedStatement(
                 sql: """
                     SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf,
-                      EXISTS (SELECT 1 FROM mutes WHERE muter_id = :viewer AND muted_id = u.id) AS vm
+                      EXISTS (SELECT 1 FROM mutes WHERE muter_id = :viewer AND muted_id = u.id) AS vm,
+                      EXISTS (SELECT 1 FROM blocks WHERE blocker_id = :viewer AND blocked_id = u.id) AS vb
                     FROM users u WHERE \(column) = :value AND u.status = 'active'
+                      AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = u.id AND blocked_id = :viewer)
                     """),
             arguments: ["viewer": viewer, "value": value]
         ).map { row in
@@ -27,7 +29,8 @@ extension SQLiteStore {
                 viewerFollows: row["vf"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
                 hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil,
                 isModerator: viewer == row["id"] ? row["is_moderator"] as Bool : nil,
-                viewerMutes: viewer == row["id"] ? nil : row["vm"] as Bool)
+                viewerMutes: viewer == row["id"] ? nil : row["vm"] as Bool,
+                viewerBlocks: viewer == row["id"] ? nil : row["vb"] as Bool)
         }
     }
 
@@ -35,6 +38,17 @@ extension SQLiteStore {
         try Int64.fetchOne(
             db.cachedStatement(sql: "SELECT id FROM users WHERE username = ? AND status = 'active'"),
             arguments: [username])
+    }
+
+    /// Which way a block stands between `viewer` and `other`, if one does.
+    static func block(_ db: Database, between viewer: Int64, and other: Int64) throws -> BlockDirection? {
+        let blocker = try Int64.fetchOne(
+            db.cachedStatement(
+                sql: """
+                    SELECT blocker_id FROM blocks WHERE (blocker_id = ?1 AND blocked_id = ?2)
+                      OR (blocker_id = ?2 AND blocked_id = ?1) LIMIT 1
+                    """), arguments: [viewer, other])
+        return blocker.map { $0 == viewer ? .blocking : .blockedBy }
     }
 
     public func profile(username: String, viewer: Int64) async throws -> UserProfile? {
@@ -116,6 +130,7 @@ extension SQLiteStore {
                           WHERE f.follower_id = :viewer AND fu.username LIKE :prefix ESCAPE '\\')
                         SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
                         FROM candidates c JOIN users u ON u.id = c.id WHERE u.status = 'active'
+                          AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
                         ORDER BY u.username <> :query, \(followed) DESC, length(u.username), u.username LIMIT :limit
                         """,
                     arguments: [
@@ -152,6 +167,7 @@ extension SQLiteStore {
                       WHERE f.follower_id = :viewer AND fu.search_key GLOB :contains)
                     SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file
                     FROM candidates c JOIN users u ON u.id = c.id WHERE u.status = 'active'
+                      AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
                     ORDER BY CASE
                         WHEN u.username = :query OR u.search_key = u.username || char(10) || :query THEN 0
                         WHEN u.search_key GLOB :starts OR u.search_key GLOB :nameStarts
@@ -189,6 +205,7 @@ extension SQLiteStore {
                     WHERE (f.follower_id IN (SELECT followee_id FROM follows WHERE follower_id = :viewer)
                         OR f.follower_id = :related)
                       AND f.followee_id NOT IN (:viewer, :related) AND u.status = 'active'
+                      AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
                       AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
                     GROUP BY u.id
                     ORDER BY related_follows DESC, mutual DESC, u.follower_count DESC, u.id LIMIT :limit
@@ -201,6 +218,7 @@ extension SQLiteStore {
                 sql: """
                     SELECT u.id AS author_id, u.username, u.display_name, u.avatar_file FROM users u
                     WHERE u.id NOT IN (:viewer, :related) AND u.status = 'active'
+                      AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
                       AND NOT EXISTS (SELECT 1 FROM follows m WHERE m.follower_id = :viewer AND m.followee_id = u.id)
                     ORDER BY u.follower_count DESC, u.id LIMIT :limit
                     """,
@@ -241,6 +259,11 @@ extension SQLiteStore {
             guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
             if target == viewer { throw StoreError.cannotFollowSelf }
             if following {
+                switch try Self.block(db, between: viewer, and: target) {
+                case .blocking: throw StoreError.youBlockThem
+                case .blockedBy: throw StoreError.notFound("user")
+                case nil: break
+                }
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)",
                     arguments: [viewer, target, Self.now])
@@ -283,17 +306,96 @@ extension SQLiteStore {
         }
     }
 
+    public func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool {
+        try await write { db in
+            guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
+            if target == viewer { throw StoreError.cannotBlockSelf }
+            guard blocking else {
+                try db.execute(
+                    sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", arguments: [viewer, target])
+                guard db.changesCount > 0 else { return false }
+                try publishOnCommit(db, .blockChanged(blocker: viewer, blocked: target, blocking: false))
+                return false
+            }
+            // Someone the viewer is blocked by may still block them back: both blocks stand.
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO blocks (blocker_id, blocked_id, created_at) VALUES (?, ?, ?)",
+                arguments: [viewer, target, Self.now])
+            guard db.changesCount > 0 else { return true }
+            for (follower, followee) in [(viewer, target), (target, viewer)] {
+                try db.execute(
+                    sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?",
+                    arguments: [follower, followee])
+                if db.changesCount > 0 {
+                    try publishOnCommit(db, .followChanged(follower: follower, followee: followee, following: false))
+                }
+            }
+            // Their likes and comments on the viewer's posts go, each as the unlike or deletion it is.
+            let liked = try Int64.fetchAll(
+                db,
+                sql:
+                    "SELECT l.post_id FROM likes l JOIN posts p ON p.id = l.post_id WHERE l.user_id = ? AND p.author_id = ?",
+                arguments: [target, viewer])
+            for post in liked { _ = try changeLike(db, postID: post, viewer: target, liked: false, anyPost: true) }
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT c.id, c.post_id FROM comments c JOIN posts p ON p.id = c.post_id
+                    WHERE c.author_id = ? AND p.author_id = ?
+                    """, arguments: [target, viewer])
+            {
+                try removeComment(db, id: row["id"], postID: row["post_id"])
+            }
+            try publishOnCommit(db, .blockChanged(blocker: viewer, blocked: target, blocking: true))
+            return true
+        }
+    }
+
+    public func blocks(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await relationList(table: "blocks", owner: "blocker_id", other: "blocked_id", viewer: viewer, page: page)
+    }
+
+    public func blockRelations(viewer: Int64, among users: [Int64]) async throws -> (
+        blocking: Set<Int64>, blockedBy: Set<Int64>
+    ) {
+        guard !users.isEmpty else { return ([], []) }
+        let list = "[" + users.map(String.init).joined(separator: ",") + "]"
+        return try await read { db in
+            var relations: (blocking: Set<Int64>, blockedBy: Set<Int64>) = ([], [])
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT blocker_id, blocked_id FROM blocks
+                    WHERE (blocker_id = ?1 AND blocked_id IN (SELECT value FROM json_each(?2)))
+                       OR (blocked_id = ?1 AND blocker_id IN (SELECT value FROM json_each(?2)))
+                    """, arguments: [viewer, list])
+            {
+                let (blocker, blocked): (Int64, Int64) = (row[0], row[1])
+                if blocker == viewer { relations.blocking.insert(blocked) } else { relations.blockedBy.insert(blocker) }
+            }
+            return relations
+        }
+    }
+
     public func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await relationList(table: "mutes", owner: "muter_id", other: "muted_id", viewer: viewer, page: page)
+    }
+
+    /// The people a relation of `viewer`'s (`table`, a mute or a block, whose `owner` column is the viewer) names in
+    /// its `other` column, most recent first.
+    private func relationList(table: String, owner: String, other: String, viewer: Int64, page: PageRequest)
+        async throws -> PageResult<UserSummary>
+    {
         try await read { db in
             try fetchPage(
                 db,
                 sql: { condition in
                     """
-                    SELECT m.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
-                    FROM mutes m JOIN users u ON u.id = m.muted_id AND u.status = 'active'
-                    WHERE m.muter_id = :id AND \(condition) ORDER BY m.id DESC LIMIT :limit
+                    SELECT r.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM \(table) r JOIN users u ON u.id = r.\(other) AND u.status = 'active'
+                    WHERE r.\(owner) = :id AND \(condition) ORDER BY r.id DESC LIMIT :limit
                     """
-                }, arguments: ["id": viewer], key: "m.id", descending: true, page: page, decode: PostQuery.author)
+                }, arguments: ["id": viewer], key: "r.id", descending: true, page: page, decode: PostQuery.author)
         }
     }
 

@@ -60,6 +60,34 @@ public struct SQLiteStore: Store {
     /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
     var hiddenNames: Set<String> { database.caches.hiddenUsers.names }
 
+    /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
+    func hiddenNames(_ db: Database, for viewer: Int64) throws -> Set<String> {
+        Visibility.hiddenNames(global: hiddenNames, partners: try blockPartners(db, of: viewer))
+    }
+
+    /// Everyone `user` blocks or is blocked by, from memory when held.
+    func blockPartners(_ db: Database, of user: Int64) throws -> [Int64: String] {
+        let cache = database.caches.blockPartners
+        let (held, generation) = cache.lookup(user)
+        if let held { return held }
+        var partners: [Int64: String] = [:]
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT b.blocked_id, u.username FROM blocks b JOIN users u ON u.id = b.blocked_id WHERE b.blocker_id = ?1
+                    UNION ALL
+                    SELECT b.blocker_id, u.username FROM blocks b JOIN users u ON u.id = b.blocker_id WHERE b.blocked_id = ?1
+                    """), arguments: [user])
+        while let row = try rows.next() { partners[row[0]] = row[1] }
+        cache.keep(partners, for: user, generation: generation)
+        return partners
+    }
+
+    public func blockPartners(of user: Int64) async throws -> [Int64: String] {
+        if let held = database.caches.blockPartners.lookup(user).partners { return held }
+        return try await read { db in try blockPartners(db, of: user) }
+    }
+
     // MARK: Accounts and sessions
 
     public func createUser(_ user: NewUser) async throws -> UserProfile {

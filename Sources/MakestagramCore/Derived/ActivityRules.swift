@@ -7,7 +7,7 @@ import MakestagramStore
 /// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
 /// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
 /// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
-/// as read.
+/// as read; between a blocker and the one they block nothing is heard either way, and the block withdraws what was.
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
 package struct ActivityRules<S: ChangeLogStore>: Sendable {
@@ -94,6 +94,13 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                     writes.append(.removeActor(muted, for: muter))
                 } else {
                     writes += try await restored(muted).filter { $0.recipient == muter }.map(ActivityWrite.add)
+                }
+            case .blockChanged(let blocker, let blocked, let blocking):
+                // Neither hears of the other while the block lasts (the stores add no entry between them); an
+                // unblock restores nothing.
+                if blocking {
+                    writes.append(.removeActor(blocked, for: blocker))
+                    writes.append(.removeActor(blocker, for: blocked))
                 }
             case .sessionEnded, .profileChanged, .imageChanged, .likeCountHiddenChanged, .activityChanged,
                 .changesMissed:

@@ -2,7 +2,7 @@ import Foundation
 import MakestagramAPI
 import MakestagramStore
 
-/// How people stand to each other: following and unfollowing, muting and unmuting.
+/// How people stand to each other: following and unfollowing, muting and unmuting, blocking and unblocking.
 package struct Relationships<S: Store>: Sendable {
     let core: Core<S>
     /// The part of the store this use case writes and reads.
@@ -27,6 +27,20 @@ package struct Relationships<S: Store>: Sendable {
             return MuteState(viewerMutes: try await store.setMute(viewer: user, username: username, muting: muting))
         } catch StoreError.cannotMuteSelf {
             throw UseCaseError.conflict(.cannotMuteSelf, "You cannot mute yourself.")
+        }
+    }
+
+    /// Makes `user` block `username`, or stop. A block ends the follows between them both ways and takes back the
+    /// blocked user's likes and comments on the user's posts; from then on neither sees, follows or reaches the
+    /// other (``Visibility``), on every screen and instance at once; they are not told. An unblock restores
+    /// nothing. Counted with follows.
+    package func block(_ username: String, by user: Int64, blocking: Bool) async throws -> BlockState {
+        try core.protection.take(.follows, user: user)
+        do {
+            return BlockState(
+                viewerBlocks: try await store.setBlock(viewer: user, username: username, blocking: blocking))
+        } catch StoreError.cannotBlockSelf {
+            throw UseCaseError.conflict(.cannotBlockSelf, "You cannot block yourself.")
         }
     }
 }

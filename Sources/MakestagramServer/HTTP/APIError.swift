@@ -217,6 +217,9 @@ extension APIError {
         case .forbidden: self = .forbidden("Only the author can do that.")
         case .cannotFollowSelf: self = .conflict(code: .cannotFollowSelf, detail: "You cannot follow yourself.")
         case .cannotMuteSelf: self = .conflict(code: .cannotMuteSelf, detail: "You cannot mute yourself.")
+        case .cannotBlockSelf: self = .conflict(code: .cannotBlockSelf, detail: "You cannot block yourself.")
+        case .youBlockThem:
+            self = .conflict(code: .youBlockThem, detail: "You block this account: unblock it before you follow it.")
         case .cannotReportOwnPost:
             self = .conflict(code: .cannotReportOwnPost, detail: "You cannot report your own post.")
         case .alreadyReported:

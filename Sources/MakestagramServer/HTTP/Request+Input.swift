@@ -181,6 +181,7 @@ extension UploadedPhoto: ResponseEncodable {}
 extension Comment: ResponseEncodable {}
 extension FollowState: ResponseEncodable {}
 extension MuteState: ResponseEncodable {}
+extension BlockState: ResponseEncodable {}
 extension PasswordChanged: ResponseEncodable {}
 extension SessionInfo: ResponseEncodable {}
 extension ActivityUnread: ResponseEncodable {}

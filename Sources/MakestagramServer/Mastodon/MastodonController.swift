@@ -43,6 +43,9 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("accounts/:id/mute") { try await mute($0, $1, muting: true) }
         routes.post("accounts/:id/unmute") { try await mute($0, $1, muting: false) }
         routes.get("mutes", use: mutes)
+        routes.post("accounts/:id/block") { try await block($0, $1, blocking: true) }
+        routes.post("accounts/:id/unblock") { try await block($0, $1, blocking: false) }
+        routes.get("blocks", use: blocks)
         routes.get("timelines/home", use: homeTimeline)
         routes.post("statuses", use: createStatus)
         routes.get("statuses/:id", use: status)
@@ -270,13 +273,35 @@ struct MastodonController<S: Store>: Sendable {
 
     /// `GET /api/v1/mutes`: the accounts the user mutes, most recently muted first.
     @Sendable func mutes(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        try await accountList(request, context) { try await store.mutes(viewer: $0, page: $1) }
+    }
+
+    /// A page of the accounts a relation of the user's names (mutes, blocks), most recent first.
+    private func accountList(
+        _ request: Request, _ context: AppRequestContext,
+        read: (_ viewer: Int64, _ page: PageRequest) async throws -> PageResult<UserSummary>
+    ) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
         var page = try MastodonPaging.request(request)
         if case .newerThan = page.position { page.position = .start }
-        let result = try await store.mutes(viewer: mapper.viewer, page: page)
+        let result = try await read(mapper.viewer, page)
         return try MastodonResponse(
             try await mapper.accounts(result.items),
             link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
+    }
+
+    /// `POST /api/v1/accounts/:id/block` and `unblock`: neither sees nor reaches the other until the block is
+    /// undone; the follows between them end.
+    func block(_ request: Request, _ context: AppRequestContext, blocking: Bool) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        _ = try await core.relationships.block(profile.username, by: mapper.viewer, blocking: blocking)
+        return try MastodonResponse(try await mapper.relationship(profile.id))
+    }
+
+    /// `GET /api/v1/blocks`: the accounts the user blocks, most recently blocked first.
+    @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        try await accountList(request, context) { try await store.blocks(viewer: $0, page: $1) }
     }
 
     // MARK: Statuses

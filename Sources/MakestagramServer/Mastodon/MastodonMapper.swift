@@ -91,8 +91,10 @@ struct MastodonMapper<S: Store>: Sendable {
         let following = try await store.followed(by: viewer, among: [id]).contains(id)
         let followedBy = try await store.followed(by: id, among: [viewer]).contains(viewer)
         let muting = try await store.muted(by: viewer, among: [id]).contains(id)
+        let blocks = try await store.blockRelations(viewer: viewer, among: [id])
         return Mastodon.Relationship(
-            id: String(id), following: following, showingReblogs: following, followedBy: followedBy, muting: muting,
+            id: String(id), following: following, showingReblogs: following, followedBy: followedBy,
+            blocking: blocks.blocking.contains(id), blockedBy: blocks.blockedBy.contains(id), muting: muting,
             mutingNotifications: muting)
     }
 }

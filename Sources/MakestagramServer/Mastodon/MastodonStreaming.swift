@@ -128,7 +128,7 @@ struct MastodonStreaming<S: Store>: Sendable {
         }
         let viewer = mapper.viewer
         let store = mapper.store
-        // Notifications of someone the reader mutes stay away, as they do from the list.
+        // Notifications of someone the reader mutes or blocks (or is blocked by) stay away, as they do from the list.
         let actor: Int64? =
             switch event {
             case .likeChanged(let change): change.actor.id
@@ -137,6 +137,7 @@ struct MastodonStreaming<S: Store>: Sendable {
             default: nil
             }
         if let actor, try await store.muted(by: viewer, among: [actor]).contains(actor) { return nil }
+        if let actor, try await store.blockPartners(of: viewer)[actor] != nil { return nil }
         switch event {
         case .postCreated(let post, _):
             guard let fresh = try await store.post(id: post.id, viewer: viewer),

@@ -29,11 +29,15 @@ final class RenderedPosts: Sendable {
         /// Whether only `author` sees the count.
         let countHidden: Bool
         let author: Int64
+        /// The usernames the JSON shows besides the author's: its likers and the authors of its recent comments. A
+        /// reader who blocks or is blocked by one of them may not have this JSON (``Visibility``).
+        let names: [String]
 
         init(
             version: Int64, epoch: UInt64, json: ByteBuffer, count: Range<Int>, split: Int, countHidden: Bool,
-            author: Int64
+            author: Int64, names: [String]
         ) {
+            self.names = names
             self.version = version
             self.epoch = epoch
             self.json = json
@@ -45,6 +49,11 @@ final class RenderedPosts: Sendable {
 
         func showsCount(to viewer: Int64) -> Bool { !countHidden || viewer == author }
 
+        /// Whether the JSON shows none of `hidden`.
+        func fits(_ hidden: Set<String>) -> Bool {
+            hidden.isEmpty || !names.contains(where: hidden.contains)
+        }
+
         /// The most bytes this post takes in a page (its JSON and the longest value of `viewerHasLiked`).
         var maximumSize: Int { json.readableBytes + 5 }
     }
@@ -53,19 +62,23 @@ final class RenderedPosts: Sendable {
     /// instead of looking each up again.
     final class Lookup: Sendable {
         let epoch: UInt64
+        /// The reader's block partners' names: entries showing one of them are not the reader's to have, and
+        /// posts read for this reader (whose likers and comments leave them out) are written but not kept.
+        let hidden: Set<String>
         private let owner: RenderedPosts
         /// In the order the store asked, which is the list's order.
         private let found = Mutex<(entries: [(id: Int64, rendered: Rendered)], next: Int)>(([], 0))
 
-        fileprivate init(owner: RenderedPosts, epoch: UInt64) {
+        fileprivate init(owner: RenderedPosts, epoch: UInt64, hidden: Set<String>) {
             self.owner = owner
             self.epoch = epoch
+            self.hidden = hidden
         }
 
         /// What the store asks while it lists (``KnownPosts``).
         var known: KnownPosts {
             { [self] id, version in
-                guard let held = owner.held(id, version, epoch: epoch) else { return false }
+                guard let held = owner.held(id, version, epoch: epoch), held.fits(hidden) else { return false }
                 found.withLock { found in
                     if found.entries.isEmpty { found.entries.reserveCapacity(Limits.maxPageSize + 1) }
                     found.entries.append((id, held))
@@ -117,9 +130,17 @@ final class RenderedPosts: Sendable {
         held(id, version, epoch: epoch) != nil
     }
 
-    /// A lookup for one list read at render epoch `epoch`.
-    func lookup(epoch: UInt64) -> Lookup {
-        Lookup(owner: self, epoch: epoch)
+    /// A lookup for one list read at render epoch `epoch` by a reader who may not see `hidden` (the names of their
+    /// block partners, ``Store/blockPartners(of:)``).
+    func lookup(epoch: UInt64, hiding hidden: Set<String> = []) -> Lookup {
+        Lookup(owner: self, epoch: epoch, hidden: hidden)
+    }
+
+    /// A lookup for one list that `viewer` reads now.
+    func lookup(for viewer: Int64, store: some Store) async throws -> Lookup {
+        let epoch = store.renderEpoch
+        let partners = try await store.blockPartners(of: viewer)
+        return lookup(epoch: epoch, hiding: Set(partners.values))
     }
 
     /// Answers whether a post is held at a version for a list read at `epoch` (the store's ``KnownPosts``).
@@ -129,7 +150,7 @@ final class RenderedPosts: Sendable {
 
     /// Renders a post and keeps it, unless a newer version or epoch is already held (two lists read around a
     /// change).
-    private func keep(_ post: Post, epoch: UInt64) -> Rendered {
+    private func keep(_ post: Post, epoch: UInt64, share: Bool = true) -> Rendered {
         var writer = JSONWriter(capacity: 1024)
         writer.postUpToLikeCount(post)
         let countStart = writer.buffer.readableBytes
@@ -140,7 +161,9 @@ final class RenderedPosts: Sendable {
         writer.postAfterViewerHasLiked(post)
         let rendered = Rendered(
             version: post.version, epoch: epoch, json: writer.buffer, count: countStart..<countEnd, split: split,
-            countHidden: post.likeCountHidden, author: post.author.id)
+            countHidden: post.likeCountHidden, author: post.author.id,
+            names: post.likers + post.recentComments.map(\.author.username))
+        guard share else { return rendered }
         let size = rendered.json.capacity
         state.withLock { state in
             if let held = state.entries[post.id] {
@@ -165,21 +188,27 @@ final class RenderedPosts: Sendable {
     }
 
     /// A page of a post list read with `lookup` as its response, with cursors for `list`. Posts the lookup found
-    /// are copied; the others are rendered and kept. A post listed as held but not found (the cache started over in
+    /// are copied; the others are rendered and kept (unless they were read for a reader with block partners, whose
+    /// posts may leave likers and comments out). A post listed as held but not found (the cache started over in
     /// between) is read again.
     func page(
         _ result: PageResult<ListedPost>, list: String, viewer: Int64, lookup: Lookup, store: some Store
     ) async throws -> WrittenJSON {
         let epoch = lookup.epoch
+        let share = lookup.hidden.isEmpty
         var items: [Rendered?] = []
         items.reserveCapacity(result.items.count)
         var dropped: [Int64] = []
         for item in result.items {
             switch item {
             case .post(let post):
-                items.append(keep(post, epoch: epoch))
+                items.append(keep(post, epoch: epoch, share: share))
             case .known(let id, let version, _):
-                let entry = lookup.entry(id, version) ?? held(id, version, epoch: epoch)
+                let entry =
+                    lookup.entry(id, version)
+                    ?? held(id, version, epoch: epoch).flatMap {
+                        $0.fits(lookup.hidden) ? $0 : nil
+                    }
                 if entry == nil { dropped.append(id) }
                 items.append(entry)
             }
@@ -192,7 +221,7 @@ final class RenderedPosts: Sendable {
             for (index, item) in result.items.enumerated() where items[index] == nil {
                 // A post deleted meanwhile is left out.
                 if let post = posts[item.id] {
-                    items[index] = keep(post, epoch: epoch)
+                    items[index] = keep(post, epoch: epoch, share: share)
                     likedByViewer[index] = post.viewerHasLiked
                 }
             }

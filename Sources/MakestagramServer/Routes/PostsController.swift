@@ -122,7 +122,7 @@ struct PostsController<S: Store>: Sendable {
     @Sendable func timeline(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
         // Taken before the read: JSON rendered from it is right for this epoch, perhaps not for a later one.
-        let lookup = rendered.lookup(epoch: store.renderEpoch)
+        let lookup = try await rendered.lookup(for: user.id, store: store)
         let page = try await store.timeline(
             viewer: user.id, page: try request.pageRequest(list: "timeline"), known: lookup.known)
         return try await rendered.page(page, list: "timeline", viewer: user.id, lookup: lookup, store: store)

@@ -4,7 +4,7 @@ import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
 
-/// Profiles, user search, follows and mutes (translated onto ``Relationships``) and one user's posts.
+/// Profiles, user search, follows, mutes and blocks (translated onto ``Relationships``) and one user's posts.
 struct UsersController<S: Store>: Sendable {
     let core: Core<S>
     /// Posts' JSON kept between pages.
@@ -22,6 +22,9 @@ struct UsersController<S: Store>: Sendable {
         routes.put("users/:username/mute") { try await mute($0, $1, muting: true) }
         routes.delete("users/:username/mute") { try await mute($0, $1, muting: false) }
         routes.get("me/mutes", use: mutes)
+        routes.put("users/:username/block") { try await block($0, $1, blocking: true) }
+        routes.delete("users/:username/block") { try await block($0, $1, blocking: false) }
+        routes.get("me/blocks", use: blocks)
         routes.get("users/:username/followers", use: followers)
         routes.get("users/:username/following", use: following)
         routes.get("users/:username/posts", use: posts)
@@ -94,6 +97,18 @@ struct UsersController<S: Store>: Sendable {
         return try await store.markingFollows(result.forwardPage("mutes"), viewer: viewer.id)
     }
 
+    func block(_ request: Request, _ context: AppRequestContext, blocking: Bool) async throws -> BlockState {
+        let viewer = try context.requireUser()
+        return try await core.relationships.block(try context.username(), by: viewer.id, blocking: blocking)
+    }
+
+    /// The people the viewer blocks, most recently blocked first.
+    @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
+        let page = try request.pageRequest(list: "blocks")
+        let viewer = try context.requireUser()
+        return try await store.blocks(viewer: viewer.id, page: page).forwardPage("blocks")
+    }
+
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "followers")
         let viewer = try context.requireUser()
@@ -115,7 +130,7 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let viewer = try context.requireUser()
         let page = try request.pageRequest(list: "posts")
-        let lookup = rendered.lookup(epoch: store.renderEpoch)
+        let lookup = try await rendered.lookup(for: viewer.id, store: store)
         guard
             let result = try await store.posts(
                 username: try context.username(), viewer: viewer.id, page: page, known: lookup.known)

@@ -17,6 +17,8 @@ package final class StoreCaches: Sendable {
     package let timelines = TimelineCache()
     /// The users nobody may see; loaded by the store when it opens.
     package let hiddenUsers = HiddenUsers()
+    /// Whom each user recently seen blocks or is blocked by.
+    package let blockPartners = BlockPartners()
 
     /// Until when (nanoseconds of the continuous clock since ``start``) the caches may answer: a store whose changes
     /// come from elsewhere (PostgreSQL's change stream) renews it on every read of the stream, so that an instance
@@ -77,6 +79,11 @@ package final class StoreCaches: Sendable {
             if let key = SessionKey(tokenHash) { sessions.remove(CollectionOfOne(key)) }
         case .followChanged(let follower, _, _), .muteChanged(let follower, _, _):
             timelines.followsChanged(viewer: follower)
+        case .blockChanged(let blocker, let blocked, _):
+            // Their follows went each as its own change; what each may see of the other changed.
+            blockPartners.forget([blocker, blocked])
+            timelines.followsChanged(viewer: blocker)
+            timelines.followsChanged(viewer: blocked)
         case .profileChanged(let user):
             sessions.remove { $0.user.id == user.id }
             renderEpochValue.add(1, ordering: .releasing)
@@ -103,6 +110,7 @@ package final class StoreCaches: Sendable {
     package func removeAll() {
         sessions.removeAll()
         timelines.removeAll()
+        blockPartners.removeAll()
         renderEpochValue.add(1, ordering: .releasing)
     }
 }

@@ -12,7 +12,8 @@ import MakestagramStore
 package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
-            profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged
+            profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged,
+            blockChanged
     }
 
     package var kind: Kind
@@ -129,6 +130,11 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             actor = muter
             target = muted
             on = muting
+        case .blockChanged(let blocker, let blocked, let blocking):
+            self.init(kind: .blockChanged)
+            actor = blocker
+            target = blocked
+            on = blocking
         case .profileChanged(let user):
             self.init(kind: .profileChanged)
             actor = user.id
@@ -214,6 +220,9 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         case .muteChanged:
             guard let actor, let target, let on else { return nil }
             return .muteChanged(muter: actor, muted: target, muting: on)
+        case .blockChanged:
+            guard let actor, let target, let on else { return nil }
+            return .blockChanged(blocker: actor, blocked: target, blocking: on)
         case .activityChanged:
             guard let target, let count else { return nil }
             return .activityChanged(user: target, unreadCount: count)

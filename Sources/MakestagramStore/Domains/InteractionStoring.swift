@@ -5,16 +5,30 @@ import MakestagramAPI
 public protocol InteractionStoring: Sendable {
     /// Makes `viewer` like or unlike a post; idempotent. Throws `notFound` for an unknown post.
     func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState
-    /// The users who liked a post, most recent first; nil when there is no such post.
-    func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
+    /// The users who liked a post, most recent first, but those `viewer` blocks or is blocked by; nil when there is
+    /// no such post, or it is not for `viewer` to see (its author blocks them or they block its author).
+    func likers(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
     /// Adds a comment. Throws `notFound` for an unknown post.
     func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment
-    /// A post's comments, oldest first; nil when there is no such post.
-    func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>?
+    /// A post's comments, oldest first, but those of people `viewer` blocks or is blocked by; nil when there is no
+    /// such post or it is not for `viewer` to see.
+    func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>?
     /// Deletes a comment if `viewer` wrote it or wrote the post. Throws `notFound` or `forbidden`.
     func deleteComment(id: Int64, viewer: Int64) async throws
     /// Flags a post. Throws `notFound`, `cannotReportOwnPost` or `alreadyReported`.
     func report(postID: Int64, reporter: Int64, reason: String) async throws
     /// How many times a post has been reported (for moderators), or nil when there is no such post.
     func reportCount(postID: Int64) async throws -> Int?
+}
+
+extension InteractionStoring {
+    /// The users who liked a post, as nobody in particular sees them (no block hides anyone).
+    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
+        try await likers(postID: postID, viewer: 0, page: page)
+    }
+
+    /// A post's comments, as nobody in particular sees them.
+    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
+        try await comments(postID: postID, viewer: 0, page: page)
+    }
 }

@@ -39,6 +39,21 @@ public protocol PeopleStoring: Sendable {
     func mutes(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>
     /// Which of `users` `viewer` mutes.
     func muted(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
+    /// Makes `viewer` block or unblock `username`; idempotent; answers whether the viewer blocks them now. A block,
+    /// in one transaction, ends the follows between them both ways and takes back the blocked user's likes and
+    /// comments on the viewer's posts (each published as its own change, counts exact), then publishes
+    /// ``StoreEvent/blockChanged(blocker:blocked:blocking:)``. An unblock restores nothing. Throws `notFound` or
+    /// `cannotBlockSelf`.
+    func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool
+    /// Those `viewer` blocks, most recently blocked first.
+    func blocks(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>
+    /// Which of `users` `viewer` blocks, and which of them block `viewer`.
+    func blockRelations(viewer: Int64, among users: [Int64]) async throws -> (
+        blocking: Set<Int64>, blockedBy: Set<Int64>
+    )
+    /// Everyone `user` blocks or is blocked by, by ID with their usernames: those the user's likers previews and
+    /// comments leave out. Answered from memory when held (``StoreCaches/blockPartners``).
+    func blockPartners(of user: Int64) async throws -> [Int64: String]
     /// Those who follow `username`, most recent first. Nil when there is no such user.
     func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
     /// Those `username` follows, most recent first. Nil when there is no such user.

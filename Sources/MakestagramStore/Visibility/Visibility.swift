@@ -1,0 +1,30 @@
+/// Who may see whom: the one rule every read and write of both stores applies, in SQL and in memory.
+///
+/// A user sees another's account, posts, likes and comments, and may follow, like, comment on, mention or report
+/// them, when the other's account is active (not suspended, not being deleted: ``HiddenUsers``) and neither blocks
+/// the other. What is not to be seen answers as if it did not exist (404), so that a blocked person learns nothing
+/// from the answer they get; the one who blocks sees the profile of the person they block, to unblock them.
+package enum Visibility {
+    /// An SQL condition (the same text in SQLite and PostgreSQL) true when neither of the users the expressions
+    /// `viewer` and `user` name blocks the other: two lookups of the blocks' unique index, one each way.
+    package static func unblocked(viewer: String, user: String) -> String {
+        """
+        NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = \(user)) \
+        AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(user) AND blocked_id = \(viewer))
+        """
+    }
+
+    /// The names `viewer` may not see in likers previews and comments: every hidden user's, and their block
+    /// partners'.
+    package static func hiddenNames(global: Set<String>, partners: [Int64: String]) -> Set<String> {
+        partners.isEmpty ? global : global.union(partners.values)
+    }
+}
+
+/// Which way a block stands between a viewer and another user.
+package enum BlockDirection: Sendable, Equatable {
+    /// The viewer blocks them.
+    case blocking
+    /// They block the viewer.
+    case blockedBy
+}
