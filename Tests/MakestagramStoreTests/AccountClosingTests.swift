@@ -101,8 +101,8 @@ struct Community {
             let read = try await store.post(id: post, viewer: author)
             if hidden.contains(author) {
                 #expect(read == nil, "a hidden user's post is not shown")
-                #expect(try await store.likers(postID: post, page: page) == nil, "nor its likers")
-                #expect(try await store.comments(postID: post, page: page) == nil, "nor its comments")
+                #expect(try await store.likers(postID: post, viewer: 0, page: page) == nil, "nor its likers")
+                #expect(try await store.comments(postID: post, viewer: 0, page: page) == nil, "nor its comments")
                 if let someone {
                     for liked in [true, false] {
                         await #expect(throws: StoreError.notFound("post"), "nor liked or unliked") {
@@ -122,11 +122,11 @@ struct Community {
             #expect(shown.likers.allSatisfy { !hiddenNames.contains($0) }, "post \(post)'s likers preview")
             #expect(shown.likeCount == likes.filter { $0[0] == post }.count, "post \(post)'s like count")
             #expect(shown.commentCount == comments.filter { $0.post == post }.count, "post \(post)'s comment count")
-            let likers = try #require(try await store.likers(postID: post, page: page))
+            let likers = try #require(try await store.likers(postID: post, viewer: 0, page: page))
             #expect(
                 Set(likers.items.map(\.id))
                     == Set(likes.filter { $0[0] == post && !hidden.contains($0[1]) }.map { $0[1] }))
-            let listed = try #require(try await store.comments(postID: post, page: page))
+            let listed = try #require(try await store.comments(postID: post, viewer: 0, page: page))
             #expect(
                 Set(listed.items.map(\.id))
                     == Set(comments.filter { $0.post == post && !hidden.contains($0.author) }.map(\.id)))

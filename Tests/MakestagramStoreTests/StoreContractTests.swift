@@ -174,7 +174,7 @@ import Testing
             #expect(
                 seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
             #expect(try await store.post(id: post, viewer: bob)?.viewerHasLiked == true)
-            #expect(try await store.likers(postID: post, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
+            #expect(try await store.likers(postID: post, viewer: 0, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
             let unliked = try await store.setLike(postID: post, viewer: bob, liked: false)
             #expect(unliked.likeCount == 1 && !unliked.viewerHasLiked && unliked.likers == ["carol"])
             #expect(unliked.version > first.version)
@@ -182,7 +182,7 @@ import Testing
             await #expect(throws: StoreError.notFound("post")) {
                 _ = try await store.setLike(postID: 999, viewer: bob, liked: true)
             }
-            #expect(try await store.likers(postID: 999, page: .init(limit: 1)) == nil)
+            #expect(try await store.likers(postID: 999, viewer: 0, page: .init(limit: 1)) == nil)
         }
     }
 
@@ -208,7 +208,7 @@ import Testing
             }
             let likes = finals.filter { $0 }.count
             #expect(try await store.post(id: post, viewer: author)?.likeCount == likes)
-            #expect(try await store.likers(postID: post, page: .init(limit: 100))?.items.count == likes)
+            #expect(try await store.likers(postID: post, viewer: 0, page: .init(limit: 100))?.items.count == likes)
         }
     }
 
@@ -247,10 +247,10 @@ import Testing
             let first = try await store.addComment(postID: post, author: bob, text: "first")
             let second = try await store.addComment(postID: post, author: carol, text: "second")
             #expect(try await store.post(id: post, viewer: bob)?.commentCount == 2)
-            let page = try #require(try await store.comments(postID: post, page: .init(limit: 1)))
+            let page = try #require(try await store.comments(postID: post, viewer: 0, page: .init(limit: 1)))
             #expect(page.items.map(\.text) == ["first"])
             let rest = try await store.comments(
-                postID: post, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
+                postID: post, viewer: 0, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
             #expect(rest?.items.map(\.id) == [second.id])
             await #expect(throws: StoreError.forbidden) { try await store.deleteComment(id: first.id, viewer: carol) }
             try await store.deleteComment(id: first.id, viewer: bob)
@@ -372,7 +372,7 @@ import Testing
             #expect(seen.author.displayName == "Alice Archer" && seen.author.avatarURL == "/media/a1s.jpg")
             #expect(seen.recentComments.first?.author.displayName == "Alice Archer")
             #expect(
-                try await store.comments(postID: post, page: PageRequest(limit: 5))?.items.first?.author == seen.author)
+                try await store.comments(postID: post, viewer: 0, page: PageRequest(limit: 5))?.items.first?.author == seen.author)
             #expect(try await store.profile(username: "alice", viewer: bob)?.avatarLargeURL == "/media/a1l.jpg")
 
             let (replacedBy, replaced) = try await store.setAvatar(

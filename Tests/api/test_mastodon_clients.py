@@ -331,6 +331,40 @@ def test_mute_through_mastodon_py(public):
     assert muna.mutes() == []
 
 
+def test_block_through_mastodon_py(public):
+    base, _ = public
+    sign_up(base, "blanca")
+    sign_up(base, "bruno")
+    blanca, bruno = log_in(base, "blanca"), log_in(base, "bruno")
+    blanca_id, bruno_id = blanca.me().id, bruno.me().id
+    blanca.account_follow(bruno_id)
+    bruno.account_follow(blanca_id)
+    hers = blanca.status_post("Mine", media_ids=[blanca.media_post(str(PHOTOS / "rocket.jpg")).id])
+    bruno.status_favourite(hers.id)
+    bruno.status_post("A reply", in_reply_to_id=hers.id)
+
+    relationship = blanca.account_block(bruno_id)
+    assert relationship.blocking is True and relationship.following is False and relationship.followed_by is False
+    assert [account.acct for account in blanca.blocks()] == ["bruno"]
+    assert blanca.status(hers.id).favourites_count == 0 and blanca.status(hers.id).replies_count == 0
+    assert blanca.status_context(hers.id).descendants == []
+    # To him she is gone: her account, her status, and no way to follow, favourite or answer.
+    for attempt in (lambda: bruno.account(blanca_id), lambda: bruno.status(hers.id),
+                    lambda: bruno.status_favourite(hers.id), lambda: bruno.account_follow(blanca_id),
+                    lambda: bruno.status_post("Again", in_reply_to_id=hers.id)):
+        with pytest.raises(MastodonAPIError) as refused:
+            attempt()
+        assert refused.value.args[1] == 404
+    assert bruno.account_search("blanca") == []
+    assert bruno.account_relationships(blanca_id)[0].blocked_by is True
+    assert blanca.account_relationships(bruno_id)[0].blocked_by is False
+    assert bruno.timeline_home() == [] or all(s.account.id != blanca_id for s in bruno.timeline_home())
+
+    assert blanca.account_unblock(bruno_id).blocking is False
+    assert blanca.blocks() == []
+    assert bruno.account(blanca_id).followers_count == 0, "an unblock restores nothing"
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")

@@ -443,7 +443,7 @@ struct MastodonController<S: Store>: Sendable {
         let post = try await post(context, viewer: mapper.viewer)
         var comments: [Comment] = []
         var page = PageRequest(limit: 100)
-        while comments.count < 400, let result = try await store.comments(postID: post.id, page: page) {
+        while comments.count < 400, let result = try await store.comments(postID: post.id, viewer: mapper.viewer, page: page) {
             comments += result.items
             guard let next = result.nextKey else { break }
             page = PageRequest(position: .after(next), limit: 100)
@@ -471,7 +471,7 @@ struct MastodonController<S: Store>: Sendable {
         guard case .post(let id) = try statusID(context) else { return try MastodonResponse([Mastodon.Account]()) }
         var page = try MastodonPaging.request(request)
         if case .newerThan = page.position { page.position = .start }
-        guard let result = try await store.likers(postID: id, page: page) else { throw APIError.notFound("status") }
+        guard let result = try await store.likers(postID: id, viewer: mapper.viewer, page: page) else { throw APIError.notFound("status") }
         return try MastodonResponse(
             try await mapper.accounts(result.items),
             link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))

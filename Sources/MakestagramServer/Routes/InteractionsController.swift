@@ -32,7 +32,10 @@ struct InteractionsController<S: Store>: Sendable {
     @Sendable func likers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "likes")
         let viewer = try context.requireUser()
-        guard let result = try await store.likers(postID: try context.id("id", of: "post"), page: page) else {
+        guard
+            let result = try await store.likers(
+                postID: try context.id("id", of: "post"), viewer: viewer.id, page: page)
+        else {
             throw APIError.notFound("post")
         }
         return try await store.markingFollows(result.forwardPage("likes"), viewer: viewer.id)
@@ -48,7 +51,11 @@ struct InteractionsController<S: Store>: Sendable {
 
     @Sendable func comments(_ request: Request, context: AppRequestContext) async throws -> Page<Comment> {
         let page = try request.pageRequest(list: "comments")
-        guard let result = try await store.comments(postID: try context.id("id", of: "post"), page: page) else {
+        let viewer = try context.requireUser()
+        guard
+            let result = try await store.comments(
+                postID: try context.id("id", of: "post"), viewer: viewer.id, page: page)
+        else {
             throw APIError.notFound("post")
         }
         return result.forwardPage("comments")

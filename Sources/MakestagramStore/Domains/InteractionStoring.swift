@@ -20,15 +20,3 @@ public protocol InteractionStoring: Sendable {
     /// How many times a post has been reported (for moderators), or nil when there is no such post.
     func reportCount(postID: Int64) async throws -> Int?
 }
-
-extension InteractionStoring {
-    /// The users who liked a post, as nobody in particular sees them (no block hides anyone).
-    public func likers(postID: Int64, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await likers(postID: postID, viewer: 0, page: page)
-    }
-
-    /// A post's comments, as nobody in particular sees them.
-    public func comments(postID: Int64, page: PageRequest) async throws -> PageResult<Comment>? {
-        try await comments(postID: postID, viewer: 0, page: page)
-    }
-}
