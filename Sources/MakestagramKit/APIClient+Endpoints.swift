@@ -123,6 +123,22 @@ extension APIClient {
         try await send(.delete, "/users/\(Self.segment(username))/mute")
     }
 
+    /// Blocks a user (idempotent): the follows between you end both ways, their likes and comments on your posts
+    /// are removed, and neither sees nor reaches the other until you unblock; they are not told.
+    public func block(_ username: String) async throws -> BlockState {
+        try await send(.put, "/users/\(Self.segment(username))/block")
+    }
+
+    /// Unblocks a user (idempotent); what the block ended does not come back by itself.
+    public func unblock(_ username: String) async throws -> BlockState {
+        try await send(.delete, "/users/\(Self.segment(username))/block")
+    }
+
+    /// The people the viewer blocks, most recently blocked first.
+    public func blockedUsers(cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/me/blocks", query: Self.paging(cursor, limit))
+    }
+
     /// The people the viewer mutes, most recently muted first.
     public func mutedUsers(cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
         try await send(.get, "/me/mutes", query: Self.paging(cursor, limit))

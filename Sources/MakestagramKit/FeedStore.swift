@@ -183,9 +183,14 @@ public final class FeedStore {
         posts.apply(changes)
     }
 
-    /// Takes out every post by `username` (someone the viewer muted), waiting ones too.
+    /// Takes out every post by `username` (someone the viewer muted or blocked), waiting ones too.
     func removePosts(by username: String) {
         for id in (waiting + posts.elements).filter({ $0.author.value.username == username }).map(\.id) { remove(id) }
+    }
+
+    /// Takes out the posts among `ids` it holds (the server says they are no longer there for the viewer).
+    func removePosts(_ ids: Set<Int64>) {
+        for id in (waiting + posts.elements).map(\.id) where ids.contains(id) { remove(id) }
     }
 
     private func remove(_ id: Int64) {

@@ -42,6 +42,8 @@ public final class LiveUpdates {
     private var subscribed: Set<Int64> = []
     /// Posts the server said are gone or hidden: not asked for again on this connection.
     private var unavailable: Set<Int64> = []
+    /// Whether the server asked for screens to load again: the next hello reads the home feed anew.
+    private var reloadOnHello = false
     /// After a refusal, nothing is sent before the moment the server named.
     private var refusedUntil = ContinuousClock.now
     private var maxSubscriptions = LiveProtocol.maxSubscriptions
@@ -114,7 +116,9 @@ public final class LiveUpdates {
                 statusInput.write(.sessionEnded)
                 return
             case LiveCloseCode.resync:
+                // What the viewer may see changed (a block) or updates were missed: the feed is read again.
                 attempt = 0
+                reloadOnHello = true
                 continue
             default:
                 break
@@ -145,9 +149,11 @@ public final class LiveUpdates {
             statusInput.write(.live)
             sync()
             // Back online: what was liked meanwhile goes out, and the feed picks up what was posted.
+            let reload = reloadOnHello
+            reloadOnHello = false
             Task {
                 await store.sendPendingLikes()
-                try? await homeFeed()?.catchUp()
+                if reload { try? await homeFeed()?.reload() } else { try? await homeFeed()?.catchUp() }
                 try? await activity?.refreshUnreadCount()
             }
         case .postCreated(let post):
@@ -155,6 +161,8 @@ public final class LiveUpdates {
         case .subscribed(let answer):
             subscribed.subtract(answer.unavailable)
             unavailable.formUnion(answer.unavailable)
+            // Gone, or no longer for the viewer to see (its author blocks them): it leaves the feed.
+            if !answer.unavailable.isEmpty { homeFeed()?.removePosts(Set(answer.unavailable)) }
         case .postDeleted(let event):
             subscribed.remove(event.postId)
             unavailable.insert(event.postId)

@@ -154,6 +154,22 @@ public final class Makestagram {
         return state
     }
 
+    /// Blocks someone: their posts leave the home feed at once, and the feed is read again without their likes
+    /// and comments (the server has removed those on the viewer's posts, and hides the others).
+    @discardableResult
+    public func block(_ username: String) async throws -> BlockState {
+        let state = try await client.block(username)
+        feeds[.home]?.removePosts(by: username)
+        try await feeds[.home]?.reload()
+        return state
+    }
+
+    /// Unblocks someone; nothing the block ended comes back by itself.
+    @discardableResult
+    public func unblock(_ username: String) async throws -> BlockState {
+        try await client.unblock(username)
+    }
+
     // MARK: Session
 
     /// Creates an account and logs in to it.

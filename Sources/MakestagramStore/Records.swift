@@ -277,12 +277,15 @@ public struct UserDataExport: Sendable {
     public var followers: [String]
     /// Usernames of the people the user mutes, in the order the mutes were made.
     public var muted: [String]
+    /// Usernames of the people the user blocks, in the order the blocks were made.
+    public var blocked: [String]
 
     public init(
         profile: UserProfile, avatarFile: String?, posts: [ExportedPost], comments: [ExportedComment],
-        following: [String], followers: [String], muted: [String] = []
+        following: [String], followers: [String], muted: [String] = [], blocked: [String] = []
     ) {
         self.muted = muted
+        self.blocked = blocked
         self.profile = profile
         self.avatarFile = avatarFile
         self.posts = posts

@@ -86,8 +86,15 @@ extension PostgresStore {
             WHERE m.muter_id = \(userID) ORDER BY m.id
             """, logger: logger
         ).decode(String.self) { muted.append(name) }
+        var blocked: [String] = []
+        for try await name in try await connection.query(
+            """
+            SELECT u.username FROM blocks b JOIN users u ON u.id = b.blocked_id
+            WHERE b.blocker_id = \(userID) ORDER BY b.id
+            """, logger: logger
+        ).decode(String.self) { blocked.append(name) }
         return UserDataExport(
             profile: profile, avatarFile: avatar, posts: posts, comments: comments, following: following,
-            followers: followers, muted: muted)
+            followers: followers, muted: muted, blocked: blocked)
     }
 }

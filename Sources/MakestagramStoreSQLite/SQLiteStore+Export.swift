@@ -70,9 +70,15 @@ extension SQLiteStore {
                     SELECT u.username FROM mutes m JOIN users u ON u.id = m.muted_id
                     WHERE m.muter_id = ? ORDER BY m.id
                     """, arguments: [userID])
+            let blocked = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT u.username FROM blocks b JOIN users u ON u.id = b.blocked_id
+                    WHERE b.blocker_id = ? ORDER BY b.id
+                    """, arguments: [userID])
             return UserDataExport(
                 profile: profile, avatarFile: avatar, posts: posts, comments: comments, following: following,
-                followers: followers, muted: muted)
+                followers: followers, muted: muted, blocked: blocked)
         }
     }
 }

@@ -1,4 +1,6 @@
 import ArgumentParser
+import MakestagramAPI
+import MakestagramKit
 
 /// `makestagram follow USERNAME`: their posts join your feed.
 struct Follow: AsyncParsableCommand {
@@ -50,17 +52,62 @@ struct Unmute: AsyncParsableCommand {
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
+        try await undoOrList(
+            username, verb: ("mute", "unmuted"), options: options, list: { try await $0.mutedUsers(limit: 100) },
+            undo: { _ = try await $0.unmute($1) }, done: "their posts and activity are back.")
+    }
+}
+
+/// `makestagram block USERNAME`: neither sees nor reaches the other until you unblock; they are not told.
+struct Block: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Block someone: neither of you sees the other, and they cannot follow or reach you.",
+        discussion:
+            "You stop following each other and their likes and comments on your posts are removed. They are not "
+            + "told. `makestagram unblock` lets them see you again; nothing the block ended comes back by itself.")
+
+    @Argument(help: "Whom to block.") var username: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
         try await ClientContext.run(options) { context in
-            let client = context.app.client
-            guard let username else {
-                let muted = try await client.mutedUsers(limit: 100).items
-                Output.line(muted.isEmpty ? "You mute nobody." : "You mute:")
-                for user in muted { Output.line("  \(user.username) (\(user.displayName))") }
-                return
-            }
-            _ = try await client.unmute(username.lowercased())
-            Output.line("You unmuted \(username): their posts and activity are back.")
+            _ = try await context.app.client.block(username.lowercased())
+            Output.line("You blocked \(username): neither of you sees the other now. They are not told.")
         }
+    }
+}
+
+/// `makestagram unblock USERNAME`; with no name, lists whom you block.
+struct Unblock: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Unblock someone (nothing the block ended comes back by itself), or list whom you block.")
+
+    @Argument(help: "Whom to unblock; leave it out to list whom you block.") var username: String?
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await undoOrList(
+            username, verb: ("block", "unblocked"), options: options, list: { try await $0.blockedUsers(limit: 100) },
+            undo: { _ = try await $0.unblock($1) }, done: "nothing the block ended comes back by itself.")
+    }
+}
+
+/// Undoes a mute or block (`verb`) of `username`, or with no name lists whom the user mutes or blocks.
+private func undoOrList(
+    _ username: String?, verb: (present: String, undone: String), options: ClientOptions,
+    list: @escaping @Sendable (APIClient) async throws -> Page<UserSummary>,
+    undo: @escaping @Sendable (APIClient, String) async throws -> Void, done: String
+) async throws {
+    try await ClientContext.run(options) { context in
+        let client = context.app.client
+        guard let username else {
+            let people = try await list(client).items
+            Output.line(people.isEmpty ? "You \(verb.present) nobody." : "You \(verb.present):")
+            for user in people { Output.line("  \(user.username) (\(user.displayName))") }
+            return
+        }
+        try await undo(client, username.lowercased())
+        Output.line("You \(verb.undone) \(username): \(done)")
     }
 }
 

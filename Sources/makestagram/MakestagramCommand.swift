@@ -33,7 +33,10 @@ struct MakestagramCommand: AsyncParsableCommand {
                 ]),
             CommandGroup(
                 name: "People",
-                subcommands: [Follow.self, Unfollow.self, Mute.self, Unmute.self, Search.self, ActivityCommand.self]),
+                subcommands: [
+                    Follow.self, Unfollow.self, Mute.self, Unmute.self, Block.self, Unblock.self, Search.self,
+                    ActivityCommand.self,
+                ]),
             CommandGroup(name: "Moderation", subcommands: [Moderate.self]),
         ])
 }

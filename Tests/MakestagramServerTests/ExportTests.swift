@@ -39,7 +39,7 @@ import ZIPFoundation
             #expect(
                 Set(archive.map(\.path)) == [
                     "README.txt", "profile.json", "posts.json", "comments.json", "following.json", "followers.json",
-                    "muted.json", "photos/\(first.id).jpg", "photos/\(second.id).jpg",
+                    "muted.json", "blocked.json", "photos/\(first.id).jpg", "photos/\(second.id).jpg",
                 ])
             let decoder = JSONCoding.decoder()
             let profile = try decoder.decode(UserProfile.self, from: try read("profile.json"))

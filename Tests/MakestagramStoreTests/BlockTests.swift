@@ -112,6 +112,7 @@ import Testing
             #expect(!after.flatMap(\.actors).map(\.username).contains("bob"), "his mention of her is not heard")
 
             #expect(try await store.blocks(viewer: alice, page: PageRequest(limit: 5)).items.map(\.username) == ["bob"])
+            #expect(try await store.dataExport(userID: alice)?.blocked == ["bob"], "the export holds whom she blocks")
             let relations = try await store.blockRelations(viewer: alice, among: [bob, carol])
             #expect(relations.blocking == [bob] && relations.blockedBy.isEmpty)
             let theirs = try await store.blockRelations(viewer: bob, among: [alice, carol])

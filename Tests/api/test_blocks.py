@@ -1,8 +1,10 @@
 """Blocks on the native API, tried as both people would: the follows between them end, the blocked person's likes
 and comments on the blocker's posts go (counts exact), and from then on neither sees nor reaches the other through
 any route; open screens of both are told to load again; an unblock restores nothing."""
+import io
 import json
 import time
+import zipfile
 
 import requests
 import websocket
@@ -76,6 +78,8 @@ def test_a_block_hides_both_sides_everywhere_and_takes_back_what_they_did(server
     assert call("GET", "/users/blockbo/posts", blocker).json()["items"] == []
     assert call("GET", f"/posts/{theirs['id']}", blocker).status_code == 404
     assert [u["username"] for u in call("GET", "/me/blocks", blocker).json()["items"]] == ["blockbo"]
+    archive = zipfile.ZipFile(io.BytesIO(call("GET", "/me/export", blocker).content))
+    assert json.loads(archive.read("blocked.json")) == ["blockbo"], "the export holds whom you block"
     assert call("GET", "/users", blocker, params={"query": "blockbo"}).json()["items"] == []
     assert call("PUT", "/users/blockbo/follow", blocker).json()["code"] == "you_block_them"
     assert "viewerBlocks" not in call("GET", "/users/blockbea", blocker).json()

@@ -117,6 +117,13 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert "You unmuted" in ben.run("unmute", ann_name).stdout
     assert "You mute nobody." in ben.run("unmute").stdout
     assert "Coffee" in ben.run("feed").stdout
+    assert "You blocked" in ben.run("block", ann_name).stdout
+    assert "Coffee" not in ben.run("feed").stdout, "a blocked person's posts leave the feed"
+    assert ann_name in ben.run("unblock").stdout, "with no name: whom you block"
+    assert "You unblocked" in ben.run("unblock", ann_name).stdout
+    assert "You block nobody." in ben.run("unblock").stdout
+    ben.run("follow", ann_name)
+    assert "Coffee" in ben.run("feed").stdout, "following again after an unblock brings them back"
 
     liked = ben.run("like", str(post["id"])).stdout
     assert f"Liked by {ben_name}" in liked

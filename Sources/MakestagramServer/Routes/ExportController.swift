@@ -98,6 +98,7 @@ struct ExportController<S: Store>: Sendable {
         try add("following.json", try encoder.encode(data.following))
         try add("followers.json", try encoder.encode(data.followers))
         try add("muted.json", try encoder.encode(data.muted))
+        try add("blocked.json", try encoder.encode(data.blocked))
         if let avatar = data.avatarFile, let bytes = try media.read(avatar) {
             try add("avatar.jpg", bytes, compress: false)
         }
@@ -177,6 +178,7 @@ struct ExportController<S: Store>: Sendable {
         following.json  the people you follow
         followers.json  the people who follow you
         muted.json      the people you mute (their posts and activity stay out of yours)
+        blocked.json    the people you block (neither of you sees the other)
 
         """
     }

@@ -9,6 +9,8 @@ export class LiveStream {
    * @param handlers.onMessage(message)  every server message after hello
    * @param handlers.onStatus(status)    "connecting", "live" or "offline"
    * @param handlers.onResume()          the stream is back after a drop: catch up with what it missed
+   * @param handlers.onResync()          the server asked for every screen to load again (a block changed what the
+   *                                     user may see, or updates were missed)
    * @param handlers.onSessionEnded()    the token was logged out elsewhere
    * @param handlers.onAccountClosed(reason) the account was suspended or deleted ("account suspended", "account deleted")
    */
@@ -175,6 +177,7 @@ export class LiveStream {
     if (code === closeCode.accountClosed) return this.handlers.onAccountClosed(reason);
     if (code === closeCode.resync) {
       this.attempt = 0;
+      this.handlers.onResync?.();
       return this.connect();
     }
     if (code === closeCode.unauthorized) {

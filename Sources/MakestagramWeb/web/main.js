@@ -52,6 +52,12 @@ const live = new LiveStream({
     feed.catchUp();
     activity.load();
   },
+  // What the user may see changed (a block, either way): the feed is read again and the screen shown loads again.
+  onResync: () => {
+    store.followsChanged();
+    activity.load();
+    render();
+  },
   onSessionEnded: () => endSession("You were logged out. Log in again to continue."),
   onAccountClosed: (reason) =>
     endSession(

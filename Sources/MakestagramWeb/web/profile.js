@@ -3,12 +3,12 @@
 
 import { api } from "./api.js";
 import { limits } from "./constants.js";
-import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog } from "./dom.js";
+import { h, avatar, replace, toast, plural, icon, emptyState, retryLine, openDialog, confirmDialog } from "./dom.js";
 import { store, photoAlt } from "./posts.js";
 import { albumLabel, albumMark } from "./carousel.js";
 import { showUserList, followToggle, suggestions } from "./lists.js";
 
-export function profileView(root, { params, logOut, live }) {
+export function profileView(root, { params, logOut, live, navigate }) {
   const username = params.username;
   let stopped = false;
   const grid = h("ul.grid", { "aria-label": `Posts by ${username}` });
@@ -80,6 +80,47 @@ export function profileView(root, { params, logOut, live }) {
       }
     });
     render();
+    return button;
+  }
+
+  /**
+   * Block (after a confirmation saying what it does) or unblock. A block ends the follows both ways and removes their
+   * likes and comments on your posts; the profile is shown again as it now is.
+   */
+  function blockButton(profile) {
+    const button = h("button.button.secondary.block-button", { type: "button" });
+    button.textContent = profile.viewerBlocks ? "Unblock" : "Block";
+    button.setAttribute("aria-label", `${button.textContent} ${profile.username}`);
+    button.addEventListener("click", async () => {
+      const blocking = !profile.viewerBlocks;
+      if (
+        blocking &&
+        !(await confirmDialog(
+          `Block ${profile.username}?`,
+          "Neither of you will see the other's profile, posts, likes or comments, and they can't follow you or " +
+            "reach you. You stop following each other, and their likes and comments on your posts are removed. " +
+            "They are not told.",
+          "Block",
+          { danger: true },
+        ))
+      ) {
+        return;
+      }
+      button.disabled = true;
+      try {
+        const state = await (blocking ? api.put : api.delete)(`/users/${profile.username}/block`);
+        store.followsChanged();
+        toast(
+          state.viewerBlocks
+            ? `You blocked ${profile.username}. They are not told.`
+            : `You unblocked ${profile.username}. Follows the block ended do not come back by themselves.`,
+        );
+        if (!stopped) navigate(location.pathname, { replace: true });
+      } catch (error) {
+        toast(`Couldn't change it: ${error.message}`, { error: true });
+        button.disabled = false;
+      }
+    });
     return button;
   }
 
@@ -253,7 +294,9 @@ export function profileView(root, { params, logOut, live }) {
                   h("a.button.secondary.settings-link", { href: "/settings" }, "Settings"),
                   h("button.button.secondary.log-out", { type: "button", onclick: () => logOut() }, "Log out"),
                 ]
-              : [followButton(profile, countsHolder), muteButton(profile)],
+              : profile.viewerBlocks
+                ? [h("p.muted.blocked-note", {}, "You block this account."), blockButton(profile)]
+                : [followButton(profile, countsHolder), muteButton(profile), blockButton(profile)],
           ),
         ),
       ),

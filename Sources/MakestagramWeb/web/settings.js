@@ -1,5 +1,5 @@
 // Settings: change your password (every other session is logged out at once), where you are logged in (each
-// session with a Log out button), whom you mute, the apps you let in, your data, and deleting your account.
+// session with a Log out button), whom you mute and block, the apps you let in, your data, and deleting your account.
 
 import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
@@ -33,15 +33,39 @@ export function describeAgent(agent) {
 /** Field names in the server's problems, as the form labels them. */
 const FIELDS = { currentPassword: "Current password", newPassword: "New password" };
 
-/** The people the user mutes, each with an Unmute button (their posts and activity come back at once). */
-function mutesSection() {
-  const list = h("ul.session-list.mute-list", { "aria-labelledby": "mutes-title" });
+/** What the Settings lists of people say for each relation: the people the user mutes, and those they block. */
+const RELATIONS = {
+  mute: {
+    title: "Muted accounts",
+    about: "Their posts stay out of your feed and their likes and comments out of your activity. They are not told.",
+    undo: "Unmute",
+    none: "You mute nobody.",
+    what: "whom you mute",
+    done: (name) => `You unmuted ${name}: their posts and activity are back.`,
+  },
+  block: {
+    title: "Blocked accounts",
+    about:
+      "Neither of you sees the other's profile, posts, likes or comments, and they cannot follow you or reach you. " +
+      "They are not told.",
+    undo: "Unblock",
+    none: "You block nobody.",
+    what: "whom you block",
+    done: (name) => `You unblocked ${name}. Follows and likes the block ended do not come back by themselves.`,
+  },
+};
+
+/** The people the user mutes or blocks (`kind`), each with a button that undoes it at once. */
+function relationSection(kind) {
+  const words = RELATIONS[kind];
+  const titleID = `${kind}s-title`;
+  const list = h(`ul.session-list.${kind}-list`, { "aria-labelledby": titleID });
   const status = h("div.list-status", { role: "status" });
   function row(user) {
-    const unmute = h(
+    const undo = h(
       "button.button.secondary.compact",
-      { type: "button", "aria-label": `Unmute ${user.username}` },
-      "Unmute",
+      { type: "button", "aria-label": `${words.undo} ${user.username}` },
+      words.undo,
     );
     const element = h(
       "li.session",
@@ -52,19 +76,19 @@ function mutesSection() {
         h("a.user-link", { href: `/u/${user.username}` }, user.username),
         h("span.muted.session-detail", {}, user.displayName),
       ),
-      unmute,
+      undo,
     );
-    unmute.addEventListener("click", async () => {
-      unmute.disabled = true;
+    undo.addEventListener("click", async () => {
+      undo.disabled = true;
       try {
-        await api.delete(`/users/${user.username}/mute`);
+        await api.delete(`/users/${user.username}/${kind}`);
         element.remove();
-        if (!list.children.length) status.textContent = "You mute nobody.";
+        if (!list.children.length) status.textContent = words.none;
         store.followsChanged();
-        toast(`You unmuted ${user.username}: their posts and activity are back.`);
+        toast(words.done(user.username));
       } catch (problem) {
-        unmute.disabled = false;
-        toast(`Couldn't unmute ${user.username}: ${problem.message}`, { error: true });
+        undo.disabled = false;
+        toast(`Couldn't ${words.undo.toLowerCase()} ${user.username}: ${problem.message}`, { error: true });
       }
     });
     return element;
@@ -72,23 +96,19 @@ function mutesSection() {
   async function load() {
     status.textContent = "Loading…";
     try {
-      const page = await api.get("/me/mutes", { limit: 100 });
+      const page = await api.get(`/me/${kind}s`, { limit: 100 });
       replace(list, page.items.map(row));
-      status.textContent = page.items.length ? "" : "You mute nobody.";
+      status.textContent = page.items.length ? "" : words.none;
     } catch (problem) {
-      replace(status, retryLine("whom you mute", problem, load));
+      replace(status, retryLine(words.what, problem, load));
     }
   }
   load();
   return h(
     "section.settings-section",
     {},
-    h("h2.section-heading", { id: "mutes-title" }, "Muted accounts"),
-    h(
-      "p.muted",
-      {},
-      "Their posts stay out of your feed and their likes and comments out of your activity. They are not told.",
-    ),
+    h("h2.section-heading", { id: titleID }, words.title),
+    h("p.muted", {}, words.about),
     status,
     list,
   );
@@ -378,7 +398,8 @@ export function settingsView(root, { logOut, endSession }) {
         exportButton,
         exportStatus,
       ),
-      mutesSection(),
+      relationSection("mute"),
+      relationSection("block"),
       appsSection(),
       store.me?.isModerator
         ? h(
