@@ -10,6 +10,8 @@ public struct ActivityGroup: Codable, Sendable, Equatable {
         /// Someone named the user (`@username`) in a caption (``ActivityGroup/post``) or a comment
         /// (``ActivityGroup/comment`` too).
         case mention
+        /// Someone asked to follow the user's private account: the group's one actor, to approve or decline.
+        case followRequest = "follow_request"
     }
 
     /// Stable while the group exists (for example `like:42:20416`): a later like of the same post on the same day

@@ -66,11 +66,15 @@ public struct EditProfileRequest: Codable, Sendable {
     public var bio: String?
     /// Whether new posts hide their like count (each post's own switch can change it later).
     public var hideLikeCounts: Bool?
+    /// Whether the account is private (``UserProfile/isPrivate``). Switching to public accepts every pending
+    /// request; switching to private keeps the followers it has.
+    public var isPrivate: Bool?
 
-    public init(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil) {
+    public init(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil, isPrivate: Bool? = nil) {
         self.displayName = displayName
         self.bio = bio
         self.hideLikeCounts = hideLikeCounts
+        self.isPrivate = isPrivate
     }
 }
 

@@ -55,6 +55,12 @@ public struct UserProfile: Codable, Sendable, Equatable {
     /// On others' profiles: whether you block them (neither of you sees the other, follows or reaches the other
     /// until you unblock). Nil (absent) on your own. Someone who blocks you has no profile for you: it answers 404.
     public var viewerBlocks: Bool?
+    /// Whether the account is private: its posts are seen only by the followers it accepted, and a follow of it is a
+    /// request its owner approves or declines.
+    public var isPrivate: Bool
+    /// On others' profiles: whether you asked to follow this private account and it has not answered yet. Nil
+    /// (absent) on your own.
+    public var viewerRequested: Bool?
 
     /// The side of the small avatar, in pixels (shown at 32–44 px, three times that for dense screens).
     public static let avatarSmallSize = 150
@@ -65,10 +71,12 @@ public struct UserProfile: Codable, Sendable, Equatable {
         id: Int64, username: String, displayName: String, avatarURL: String?, avatarLargeURL: String? = nil,
         bio: String = "", postCount: Int, followerCount: Int, followingCount: Int, viewerFollows: Bool, createdAt: Date,
         hideLikeCounts: Bool? = nil, isModerator: Bool? = nil, viewerMutes: Bool? = nil,
-        viewerBlocks: Bool? = nil
+        viewerBlocks: Bool? = nil, isPrivate: Bool = false, viewerRequested: Bool? = nil
     ) {
         self.viewerMutes = viewerMutes
         self.viewerBlocks = viewerBlocks
+        self.isPrivate = isPrivate
+        self.viewerRequested = viewerRequested
         self.id = id
         self.username = username
         self.displayName = displayName
@@ -116,9 +124,23 @@ public struct FollowState: Codable, Sendable, Equatable {
     public var followerCount: Int
     /// Whether the requesting user now follows them.
     public var viewerFollows: Bool
+    /// Whether the follow waits for a private account's owner to approve it (``viewerFollows`` is false meanwhile).
+    public var viewerRequested: Bool
 
-    public init(followerCount: Int, viewerFollows: Bool) {
+    public init(followerCount: Int, viewerFollows: Bool, viewerRequested: Bool = false) {
         self.followerCount = followerCount
         self.viewerFollows = viewerFollows
+        self.viewerRequested = viewerRequested
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case followerCount, viewerFollows, viewerRequested
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        followerCount = try container.decode(Int.self, forKey: .followerCount)
+        viewerFollows = try container.decode(Bool.self, forKey: .viewerFollows)
+        viewerRequested = try container.decodeIfPresent(Bool.self, forKey: .viewerRequested) ?? false
     }
 }

@@ -56,6 +56,9 @@ final class LiveConnection: Sendable {
 
     private struct State {
         var subscriptions: [Int64: Subscription] = [:]
+        /// The authors of the posts subscribed to since the socket opened (kept after an unsubscribe: it only ever
+        /// asks a screen to load again for nothing).
+        var authors: Set<Int64> = []
         var outbox = LiveOutbox()
         var writer: Writer
         /// The writer task, parked until it has something to write or the socket is to close.
@@ -117,6 +120,7 @@ final class LiveConnection: Sendable {
         change {
             $0.outbox.append(subscribed)
             for id in unavailable { $0.subscriptions[id] = nil }
+            for post in posts { $0.authors.insert(post.author.id) }
             for (post, snapshot) in zip(posts, snapshots) {
                 // An unsubscribe or a deletion may have come first.
                 guard case .pending(let waiting) = $0.subscriptions[post.id] else { continue }
@@ -125,6 +129,11 @@ final class LiveConnection: Sendable {
                 for delivery in waiting { apply(delivery, to: &$0) }
             }
         }
+    }
+
+    /// Whether the socket subscribed to a post by `author` since it opened.
+    func watchesPosts(by author: Int64) -> Bool {
+        state.withLock { $0.authors.contains(author) }
     }
 
     /// How many of `ids` are not subscribed yet (what subscribing to them would cost in snapshots).

@@ -216,6 +216,15 @@ public final class LiveHub: Service {
             // Nothing on screen shows follows or mutes live; the next timeline read has the change. An unblock
             // restores nothing.
             return
+        case .followRequestChanged, .privacyChanged(_, false):
+            // A request reaches its owner as activity (activityChanged); a public account hides nothing.
+            return
+        case .privacyChanged(let user, true):
+            // Its posts are for its followers only now: screens of others showing them load again, and subscribe
+            // again (which refuses those they may no longer read).
+            for connection in allConnections() where connection.user.id != user && connection.watchesPosts(by: user) {
+                connection.close(code: LiveCloseCode.resync, reason: "an account went private; load again")
+            }
         case .blockChanged(let blocker, let blocked, true):
             // Each may have the other's posts, likes and comments on screen, and be subscribed to them: both load
             // their screens again (where the other is no longer to be seen) and subscribe again (which refuses the

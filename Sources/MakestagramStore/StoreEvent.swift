@@ -34,6 +34,11 @@ public enum StoreEvent: Sendable, Equatable {
     /// event; from it on, neither sees the other anywhere, and open screens and caches drop what they showed of the
     /// other.
     case blockChanged(blocker: Int64, blocked: Int64, blocking: Bool)
+    /// `requester` asked to follow the private account `target` (`pending`), or the request ended: approved (a
+    /// ``followChanged(follower:followee:following:)`` follows), declined, withdrawn, or ended by a block.
+    case followRequestChanged(requester: Int64, target: Int64, pending: Bool)
+    /// A user made their account private, or public again: who may read their posts changed.
+    case privacyChanged(user: Int64, isPrivate: Bool)
     /// A user changed their display name or avatar (or bio): everything that shows them must show `user`.
     case profileChanged(user: UserSummary)
     /// A user was suspended, or began to be deleted: their sessions end, their connections close (with
@@ -60,7 +65,8 @@ public enum StoreEvent: Sendable, Equatable {
         case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
-        case .sessionEnded, .followChanged, .muteChanged, .blockChanged, .changesMissed, .profileChanged,
+        case .sessionEnded, .followChanged, .muteChanged, .blockChanged, .followRequestChanged, .privacyChanged,
+            .changesMissed, .profileChanged,
             .activityChanged,
             .userRemoved, .userRestored:
             nil

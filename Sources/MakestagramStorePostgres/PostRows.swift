@@ -140,7 +140,7 @@ enum PostRows {
         sql.append(
             " FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active' WHERE p.id = ANY(\(sql.bind(ids)))"
         )
-        sql.append(" AND " + Visibility.unblocked(viewer: String(viewer), user: "p.author_id"))
+        sql.append(" AND " + Visibility.readable(viewer: String(viewer), author: "u"))
         var posts: [Post] = []
         var albums: [Int64] = []
         for try await row in try await connection.query(sql.query, logger: logger) {

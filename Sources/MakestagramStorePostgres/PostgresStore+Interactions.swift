@@ -14,7 +14,7 @@ extension PostgresStore {
         try await !connection.query(
             """
             SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = \(id)
-              AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "p.author_id"))
+              AND \(unescaped: Visibility.readable(viewer: String(viewer), author: "a"))
             """, logger: logger
         ).collect().isEmpty
     }
@@ -198,7 +198,7 @@ extension PostgresStore {
                     """
                     SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
                     WHERE p.id = \(postID)
-                      AND \(unescaped: Visibility.unblocked(viewer: String(reporter), user: "p.author_id"))
+                      AND \(unescaped: Visibility.readable(viewer: String(reporter), author: "a"))
                     """, logger: logger
                 ).collect()
                 guard let author = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("post") }

@@ -17,6 +17,9 @@ extension PostgresStore {
         sql.append(", EXISTS (SELECT 1 FROM follows WHERE follower_id = \(sql.bind(viewer)) AND followee_id = u.id)")
         sql.append(", EXISTS (SELECT 1 FROM mutes WHERE muter_id = \(sql.bind(viewer)) AND muted_id = u.id)")
         sql.append(", EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(sql.bind(viewer)) AND blocked_id = u.id)")
+        sql.append(", u.is_private")
+        sql.append(
+            ", EXISTS (SELECT 1 FROM follow_requests WHERE requester_id = \(sql.bind(viewer)) AND target_id = u.id)")
         if let id {
             sql.append(" FROM users u WHERE u.id = \(sql.bind(id))")
         } else {
@@ -30,12 +33,12 @@ extension PostgresStore {
         return try rows.first.map { row in
             let (
                 id, username, displayName, avatar, posts, followers, following, createdAt, large, bio, hides, moderator,
-                follows, mutes, blocks
+                follows, mutes, blocks, isPrivate, requested
             ) =
                 try row.decode(
                     (
                         Int64, String, String, String?, Int, Int, Int, Double, String?, String, Bool, Bool, Bool, Bool,
-                        Bool
+                        Bool, Bool, Bool
                     ).self)
             return UserProfile(
                 id: id, username: username, displayName: displayName, avatarURL: avatar.map(MediaPath.url(for:)),
@@ -43,7 +46,8 @@ extension PostgresStore {
                 followingCount: following, viewerFollows: follows,
                 createdAt: Date(timeIntervalSince1970: createdAt), hideLikeCounts: viewer == id ? hides : nil,
                 isModerator: viewer == id ? moderator : nil, viewerMutes: viewer == id ? nil : mutes,
-                viewerBlocks: viewer == id ? nil : blocks)
+                viewerBlocks: viewer == id ? nil : blocks, isPrivate: isPrivate,
+                viewerRequested: viewer == id ? nil : requested)
         }
     }
 
@@ -271,36 +275,143 @@ extension PostgresStore {
                 throw StoreError.notFound("user")
             }
             if target == viewer { throw StoreError.cannotFollowSelf }
-            let changed: [PostgresRow]
+            // Both users locked first, in ID order, as a block or a privacy switch locks them: one committing
+            // meanwhile is seen.
+            try await connection.query(
+                "SELECT 1 FROM users WHERE id IN (\(viewer), \(target)) ORDER BY id FOR NO KEY UPDATE",
+                logger: logger)
+            var requested = false
             if following {
-                // Both users locked first, in ID order, as a block locks them: a block committing meanwhile is seen.
-                try await connection.query(
-                    "SELECT 1 FROM users WHERE id IN (\(viewer), \(target)) ORDER BY id FOR NO KEY UPDATE",
-                    logger: logger)
                 switch try await Self.block(connection, between: viewer, and: target, logger: logger) {
                 case .blocking: throw StoreError.youBlockThem
                 case .blockedBy: throw StoreError.notFound("user")
                 case nil: break
                 }
-                changed = try await connection.query(
+                let state = try await connection.query(
                     """
-                    INSERT INTO follows (follower_id, followee_id, created_at) VALUES (\(viewer), \(target), \(Self.now))
-                    ON CONFLICT DO NOTHING RETURNING 1
+                    SELECT u.is_private,
+                      EXISTS (SELECT 1 FROM follows WHERE follower_id = \(viewer) AND followee_id = \(target))
+                    FROM users u WHERE u.id = \(target)
                     """, logger: logger
                 ).collect()
+                let (isPrivate, follows) = try state.first?.decode((Bool, Bool).self) ?? (false, false)
+                if isPrivate && !follows {
+                    let asked = try await connection.query(
+                        """
+                        INSERT INTO follow_requests (requester_id, target_id, created_at)
+                        VALUES (\(viewer), \(target), \(Self.now)) ON CONFLICT DO NOTHING RETURNING 1
+                        """, logger: logger
+                    ).collect()
+                    if !asked.isEmpty {
+                        changes.publish(.followRequestChanged(requester: viewer, target: target, pending: true))
+                    }
+                    requested = true
+                } else {
+                    try await Self.follow(
+                        connection, follower: viewer, followee: target, changes: changes, logger: logger)
+                }
             } else {
-                changed = try await connection.query(
+                try await Self.endRequest(
+                    connection, requester: viewer, target: target, changes: changes, logger: logger)
+                let changed = try await connection.query(
                     "DELETE FROM follows WHERE follower_id = \(viewer) AND followee_id = \(target) RETURNING 1",
                     logger: logger
                 ).collect()
-            }
-            if !changed.isEmpty {
-                changes.publish(.followChanged(follower: viewer, followee: target, following: following))
+                if !changed.isEmpty {
+                    changes.publish(.followChanged(follower: viewer, followee: target, following: false))
+                }
             }
             let rows = try await connection.query(
                 "SELECT follower_count FROM users WHERE id = \(target)", logger: logger
             ).collect()
-            return FollowState(followerCount: try rows.first?.decode(Int.self) ?? 0, viewerFollows: following)
+            return FollowState(
+                followerCount: try rows.first?.decode(Int.self) ?? 0, viewerFollows: following && !requested,
+                viewerRequested: requested)
+        }
+    }
+
+    /// Makes `follower` follow `followee` inside the current transaction, publishing it if it is new.
+    static func follow(
+        _ connection: PostgresConnection, follower: Int64, followee: Int64, changes: Changes, logger: Logger
+    ) async throws {
+        let changed = try await connection.query(
+            """
+            INSERT INTO follows (follower_id, followee_id, created_at) VALUES (\(follower), \(followee), \(Self.now))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """, logger: logger
+        ).collect()
+        if !changed.isEmpty { changes.publish(.followChanged(follower: follower, followee: followee, following: true)) }
+    }
+
+    /// Ends `requester`'s request to follow `target`, if there is one, and publishes it; answers whether there was.
+    @discardableResult
+    static func endRequest(
+        _ connection: PostgresConnection, requester: Int64, target: Int64, changes: Changes, logger: Logger
+    ) async throws -> Bool {
+        let ended = try await connection.query(
+            "DELETE FROM follow_requests WHERE requester_id = \(requester) AND target_id = \(target) RETURNING 1",
+            logger: logger
+        ).collect()
+        guard !ended.isEmpty else { return false }
+        changes.publish(.followRequestChanged(requester: requester, target: target, pending: false))
+        return true
+    }
+
+    public func setPrivate(userID: Int64, isPrivate: Bool) async throws -> UserProfile {
+        try await write { [logger] connection, changes in
+            let changed = try await connection.query(
+                """
+                UPDATE users SET is_private = \(isPrivate) WHERE id = \(userID) AND is_private <> \(isPrivate)
+                RETURNING 1
+                """, logger: logger
+            ).collect()
+            if !changed.isEmpty {
+                if !isPrivate {
+                    // Public again: everyone who asked follows now.
+                    var requesters: [Int64] = []
+                    for try await requester in try await connection.query(
+                        "SELECT requester_id FROM follow_requests WHERE target_id = \(userID) ORDER BY id",
+                        logger: logger
+                    ).decode(Int64.self) {
+                        requesters.append(requester)
+                    }
+                    for requester in requesters {
+                        try await Self.endRequest(
+                            connection, requester: requester, target: userID, changes: changes, logger: logger)
+                        try await Self.follow(
+                            connection, follower: requester, followee: userID, changes: changes, logger: logger)
+                    }
+                }
+                changes.publish(.privacyChanged(user: userID, isPrivate: isPrivate))
+            }
+            guard let profile = try await Self.profile(connection, id: userID, viewer: userID, logger: logger) else {
+                throw StoreError.notFound("user")
+            }
+            return profile
+        }
+    }
+
+    public func followRequests(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await read { [logger] connection in
+            var sql = SQL(
+                "SELECT u.id, u.username, u.display_name, u.avatar_file, r.id FROM follow_requests r"
+                    + " JOIN users u ON u.id = r.requester_id AND u.status = 'active'")
+            sql.append(" WHERE r.target_id = \(sql.bind(viewer))")
+            return try await PostRows.page(
+                connection, sql, key: "r.id", descending: false, page: page, logger: logger, decode: PostRows.summary)
+        }
+    }
+
+    public func answerFollowRequest(viewer: Int64, username: String, approve: Bool) async throws {
+        try await write { [logger] connection, changes in
+            guard let requester = try await Self.userID(connection, username: username, logger: logger),
+                try await Self.endRequest(
+                    connection, requester: requester, target: viewer, changes: changes, logger: logger)
+            else { throw StoreError.notFound("request") }
+            if approve {
+                try await Self.follow(
+                    connection, follower: requester, followee: viewer, changes: changes, logger: logger)
+            }
         }
     }
 
@@ -372,6 +483,8 @@ extension PostgresStore {
             ).collect()
             guard !added.isEmpty else { return (true, []) }
             for (follower, followee) in [(viewer, target), (target, viewer)] {
+                try await Self.endRequest(
+                    connection, requester: follower, target: followee, changes: changes, logger: logger)
                 let removed = try await connection.query(
                     "DELETE FROM follows WHERE follower_id = \(follower) AND followee_id = \(followee) RETURNING 1",
                     logger: logger

@@ -19,8 +19,17 @@ extension Schema {
         DROP FUNCTION set_likes(bigint[], bigint[], boolean[], double precision, boolean);
 
         """
-        + v20.replacingOccurrences(of: "CREATE OR REPLACE FUNCTION set_likes", with: "CREATE FUNCTION set_likes")
-        .replacingOccurrences(
+        + setLikes(refusing: "NOT (\(Visibility.unblocked(viewer: "$LIKER", user: "$AUTHOR.id")))")
+        .replacingOccurrences(of: "CREATE OR REPLACE FUNCTION set_likes", with: "CREATE FUNCTION set_likes")
+
+    /// v20's `set_likes`, answering one more column, `blocked`: true for a like it refused because `refusing` (an SQL
+    /// condition on the liker, `$LIKER`, and the post's author, a `users` row `$AUTHOR`) holds. A refused like writes
+    /// nothing.
+    static func setLikes(refusing condition: String) -> String {
+        func refused(liker: String, author: String) -> String {
+            condition.replacingOccurrences(of: "$LIKER", with: liker).replacingOccurrences(of: "$AUTHOR", with: author)
+        }
+        return v20.replacingOccurrences(
             of: "author_id bigint, hide_like_count boolean)",
             with: "author_id bigint, hide_like_count boolean,\n               blocked boolean)"
         )
@@ -28,8 +37,8 @@ extension Schema {
             of: "WHERE post = ANY(found) ORDER BY post, usr, ord DESC",
             with: """
                 WHERE post = ANY(found) AND NOT (liked AND EXISTS (
-                      SELECT 1 FROM posts bp WHERE bp.id = post
-                        AND NOT (\(Visibility.unblocked(viewer: "usr", user: "bp.author_id")))))
+                      SELECT 1 FROM posts bp JOIN users ba ON ba.id = bp.author_id WHERE bp.id = post
+                        AND \(refused(liker: "usr", author: "ba"))))
                     ORDER BY post, usr, ord DESC
                 """
         )
@@ -37,6 +46,8 @@ extension Schema {
             of: "r.author_id, r.hide_like_count FROM r ORDER BY r.ord;",
             with: """
                 r.author_id, r.hide_like_count,
-                    r.liked AND NOT (\(Visibility.unblocked(viewer: "r.usr", user: "r.author_id"))) FROM r ORDER BY r.ord;
+                    r.liked AND EXISTS (SELECT 1 FROM users ra WHERE ra.id = r.author_id
+                      AND \(refused(liker: "r.usr", author: "ra"))) FROM r ORDER BY r.ord;
                 """)
+    }
 }

@@ -37,6 +37,7 @@ enum Schema {
         ("v22 albums", v22),
         ("v23 mutes", v23),
         ("v24 blocks", v24),
+        ("v25 private accounts and follow requests", v25),
     ]
 
     static let v1 = """

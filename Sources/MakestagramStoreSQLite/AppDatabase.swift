@@ -82,6 +82,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v18 albums", migrate: Schema.v18)
         migrator.registerMigration("v19 mutes", migrate: Schema.v19)
         migrator.registerMigration("v20 blocks", migrate: Schema.v20)
+        migrator.registerMigration("v21 private accounts and follow requests", migrate: Schema.v21)
         return migrator
     }
 }

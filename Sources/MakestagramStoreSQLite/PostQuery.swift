@@ -145,7 +145,7 @@ enum PostQuery {
                 sql: """
                     SELECT \(columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
                     WHERE p.id IN (SELECT value FROM json_each(:ids))
-                      AND \(Visibility.unblocked(viewer: ":viewer", user: "p.author_id"))
+                      AND \(Visibility.readable(viewer: ":viewer", author: "u"))
                     """),
             arguments: ["ids": list, "viewer": viewer])
         return try complete(db, rows: rows, hiding: hidden)

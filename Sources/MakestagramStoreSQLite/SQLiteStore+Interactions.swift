@@ -13,7 +13,7 @@ extension SQLiteStore {
                 sql: """
                     SELECT EXISTS (
                       SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
-                        AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id")))
+                        AND \(Visibility.readable(viewer: "?2", author: "a")))
                     """), arguments: [id, viewer]) ?? false
     }
 
@@ -33,7 +33,7 @@ extension SQLiteStore {
                 ? "SELECT 1 FROM posts WHERE id = ?1 AND ?2 = ?2"
                 : """
                 SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
-                  AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id"))
+                  AND \(Visibility.readable(viewer: "?2", author: "a"))
                 """)
         guard (try Int.fetchOne(exists, arguments: [postID, viewer])) != nil else { throw StoreError.notFound("post") }
         if liked {
@@ -173,7 +173,7 @@ extension SQLiteStore {
                     db,
                     sql: """
                         SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
-                        WHERE p.id = ?1 AND \(Visibility.unblocked(viewer: "?2", user: "p.author_id"))
+                        WHERE p.id = ?1 AND \(Visibility.readable(viewer: "?2", author: "a"))
                         """, arguments: [postID, reporter])
             else { throw StoreError.notFound("post") }
             if author == reporter { throw StoreError.cannotReportOwnPost }

@@ -9,7 +9,7 @@ extension SQLiteStore {
             db.cachedStatement(
                 sql: """
                     SELECT \(PostQuery.columns) FROM posts p JOIN users u ON u.id = p.author_id AND u.status = 'active'
-                    WHERE p.id = :id AND \(Visibility.unblocked(viewer: ":viewer", user: "p.author_id"))
+                    WHERE p.id = :id AND \(Visibility.readable(viewer: ":viewer", author: "u"))
                     """),
             arguments: ["id": id, "viewer": viewer])
         return try PostQuery.complete(db, rows: rows, hiding: hidden).first

@@ -13,7 +13,8 @@ extension SQLiteStore {
                 sql: """
                     SELECT u.*, EXISTS (SELECT 1 FROM follows WHERE follower_id = :viewer AND followee_id = u.id) AS vf,
                       EXISTS (SELECT 1 FROM mutes WHERE muter_id = :viewer AND muted_id = u.id) AS vm,
-                      EXISTS (SELECT 1 FROM blocks WHERE blocker_id = :viewer AND blocked_id = u.id) AS vb
+                      EXISTS (SELECT 1 FROM blocks WHERE blocker_id = :viewer AND blocked_id = u.id) AS vb,
+                      EXISTS (SELECT 1 FROM follow_requests WHERE requester_id = :viewer AND target_id = u.id) AS vr
                     FROM users u WHERE \(column) = :value AND u.status = 'active'
                       AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = u.id AND blocked_id = :viewer)
                     """),
@@ -30,7 +31,8 @@ extension SQLiteStore {
                 hideLikeCounts: viewer == row["id"] ? row["hide_like_counts"] as Bool : nil,
                 isModerator: viewer == row["id"] ? row["is_moderator"] as Bool : nil,
                 viewerMutes: viewer == row["id"] ? nil : row["vm"] as Bool,
-                viewerBlocks: viewer == row["id"] ? nil : row["vb"] as Bool)
+                viewerBlocks: viewer == row["id"] ? nil : row["vb"] as Bool, isPrivate: row["is_private"],
+                viewerRequested: viewer == row["id"] ? nil : row["vr"] as Bool)
         }
     }
 
@@ -258,24 +260,130 @@ extension SQLiteStore {
         try await write { db in
             guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
             if target == viewer { throw StoreError.cannotFollowSelf }
+            var requested = false
             if following {
                 switch try Self.block(db, between: viewer, and: target) {
                 case .blocking: throw StoreError.youBlockThem
                 case .blockedBy: throw StoreError.notFound("user")
                 case nil: break
                 }
-                try db.execute(
-                    sql: "INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)",
-                    arguments: [viewer, target, Self.now])
+                let follows =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT EXISTS (SELECT 1 FROM follows WHERE follower_id = ? AND followee_id = ?)",
+                        arguments: [viewer, target]) ?? false
+                let isPrivate =
+                    try Bool.fetchOne(
+                        db, sql: "SELECT is_private FROM users WHERE id = ?", arguments: [target]) ?? false
+                if !follows && isPrivate {
+                    try db.execute(
+                        sql: """
+                            INSERT OR IGNORE INTO follow_requests (requester_id, target_id, created_at) VALUES (?, ?, ?)
+                            """, arguments: [viewer, target, Self.now])
+                    if db.changesCount > 0 {
+                        try publishOnCommit(
+                            db, .followRequestChanged(requester: viewer, target: target, pending: true))
+                    }
+                    requested = true
+                } else {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)",
+                        arguments: [viewer, target, Self.now])
+                    if db.changesCount > 0 {
+                        try publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: true))
+                    }
+                }
             } else {
+                try Self.endRequest(db, requester: viewer, target: target, publish: publishOnCommit)
                 try db.execute(
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?", arguments: [viewer, target])
-            }
-            if db.changesCount > 0 {
-                try publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: following))
+                if db.changesCount > 0 {
+                    try publishOnCommit(db, .followChanged(follower: viewer, followee: target, following: false))
+                }
             }
             let count = try Int.fetchOne(db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [target])
-            return FollowState(followerCount: count ?? 0, viewerFollows: following)
+            return FollowState(
+                followerCount: count ?? 0, viewerFollows: following && !requested, viewerRequested: requested)
+        }
+    }
+
+    /// Ends `requester`'s request to follow `target`, if there is one, and publishes it; answers whether there was.
+    @discardableResult
+    static func endRequest(
+        _ db: Database, requester: Int64, target: Int64,
+        publish: (Database, @autoclosure () throws -> StoreEvent) throws -> Void
+    ) throws -> Bool {
+        try db.execute(
+            sql: "DELETE FROM follow_requests WHERE requester_id = ? AND target_id = ?", arguments: [requester, target])
+        guard db.changesCount > 0 else { return false }
+        try publish(db, .followRequestChanged(requester: requester, target: target, pending: false))
+        return true
+    }
+
+    public func setPrivate(userID: Int64, isPrivate: Bool) async throws -> UserProfile {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE users SET is_private = ? WHERE id = ? AND is_private <> ?",
+                arguments: [isPrivate, userID, isPrivate])
+            if db.changesCount > 0 {
+                if !isPrivate {
+                    // Public again: everyone who asked follows now.
+                    let requesters = try Int64.fetchAll(
+                        db, sql: "SELECT requester_id FROM follow_requests WHERE target_id = ? ORDER BY id",
+                        arguments: [userID])
+                    for requester in requesters {
+                        try Self.approve(db, requester: requester, target: userID, publish: publishOnCommit)
+                    }
+                }
+                try publishOnCommit(db, .privacyChanged(user: userID, isPrivate: isPrivate))
+            }
+            guard let profile = try Self.profile(db, column: "u.id", value: userID, viewer: userID) else {
+                throw StoreError.notFound("user")
+            }
+            return profile
+        }
+    }
+
+    /// Turns a pending request into a follow, publishing both changes.
+    static func approve(
+        _ db: Database, requester: Int64, target: Int64,
+        publish: (Database, @autoclosure () throws -> StoreEvent) throws -> Void
+    ) throws {
+        guard try endRequest(db, requester: requester, target: target, publish: publish) else { return }
+        try db.execute(
+            sql: "INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)",
+            arguments: [requester, target, Self.now])
+        if db.changesCount > 0 {
+            try publish(db, .followChanged(follower: requester, followee: target, following: true))
+        }
+    }
+
+    public func followRequests(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {
+        try await read { db in
+            try fetchPage(
+                db,
+                sql: { condition in
+                    """
+                    SELECT r.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
+                    FROM follow_requests r JOIN users u ON u.id = r.requester_id AND u.status = 'active'
+                    WHERE r.target_id = :id AND \(condition) ORDER BY r.id ASC LIMIT :limit
+                    """
+                }, arguments: ["id": viewer], key: "r.id", descending: false, page: page, decode: PostQuery.author)
+        }
+    }
+
+    public func answerFollowRequest(viewer: Int64, username: String, approve: Bool) async throws {
+        try await write { db in
+            guard let requester = try Self.userID(db, username: username),
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM follow_requests WHERE requester_id = ? AND target_id = ?)",
+                    arguments: [requester, viewer]) == true
+            else { throw StoreError.notFound("request") }
+            if approve {
+                try Self.approve(db, requester: requester, target: viewer, publish: publishOnCommit)
+            } else {
+                try Self.endRequest(db, requester: requester, target: viewer, publish: publishOnCommit)
+            }
         }
     }
 
@@ -323,6 +431,7 @@ extension SQLiteStore {
                 arguments: [viewer, target, Self.now])
             guard db.changesCount > 0 else { return true }
             for (follower, followee) in [(viewer, target), (target, viewer)] {
+                try Self.endRequest(db, requester: follower, target: followee, publish: publishOnCommit)
                 try db.execute(
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?",
                     arguments: [follower, followee])

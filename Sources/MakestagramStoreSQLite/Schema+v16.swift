@@ -54,34 +54,40 @@ extension Schema {
                   FROM activity;
                 DROP TABLE activity;
                 ALTER TABLE activity_by_source RENAME TO activity;
-                CREATE INDEX activity_group ON activity(recipient_id, group_key, id);
-                CREATE INDEX activity_unread ON activity(recipient_id, id) WHERE unread = 1;
-                CREATE INDEX activity_actor ON activity(actor_id);
-                CREATE INDEX activity_post ON activity(post_id) WHERE post_id IS NOT NULL;
-                CREATE INDEX activity_comment ON activity(comment_id) WHERE comment_id IS NOT NULL;
-
-                CREATE TRIGGER activity_insert AFTER INSERT ON activity BEGIN
-                  INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
-                    VALUES (NEW.recipient_id, NEW.group_key, NEW.kind, NEW.post_id, NEW.id, 1, NEW.unread)
-                    ON CONFLICT (recipient_id, group_key) DO UPDATE SET
-                      newest_id = max(newest_id, excluded.newest_id), size = size + 1, unread = unread + excluded.unread;
-                  UPDATE users SET activity_unread = activity_unread + NEW.unread WHERE id = NEW.recipient_id;
-                END;
-                CREATE TRIGGER activity_delete AFTER DELETE ON activity BEGIN
-                  UPDATE activity_groups SET size = size - 1, unread = unread - OLD.unread,
-                    newest_id = coalesce((SELECT max(id) FROM activity
-                      WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key), newest_id)
-                    WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
-                  DELETE FROM activity_groups
-                    WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key AND size = 0;
-                  UPDATE users SET activity_unread = activity_unread - OLD.unread WHERE id = OLD.recipient_id;
-                END;
-                CREATE TRIGGER activity_read AFTER UPDATE OF unread ON activity
-                  WHEN OLD.unread = 1 AND NEW.unread = 0 BEGIN
-                  UPDATE activity_groups SET unread = unread - 1
-                    WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
-                  UPDATE users SET activity_unread = activity_unread - 1 WHERE id = OLD.recipient_id;
-                END;
+                \(activityIndexesAndTriggers)
                 """)
     }
+
+    /// The activity table's indexes and the triggers that keep each group's size and each user's unread count with
+    /// its rows (v16; v21 rebuilds the table and creates them again).
+    static let activityIndexesAndTriggers = """
+        CREATE INDEX activity_group ON activity(recipient_id, group_key, id);
+        CREATE INDEX activity_unread ON activity(recipient_id, id) WHERE unread = 1;
+        CREATE INDEX activity_actor ON activity(actor_id);
+        CREATE INDEX activity_post ON activity(post_id) WHERE post_id IS NOT NULL;
+        CREATE INDEX activity_comment ON activity(comment_id) WHERE comment_id IS NOT NULL;
+
+        CREATE TRIGGER activity_insert AFTER INSERT ON activity BEGIN
+          INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
+            VALUES (NEW.recipient_id, NEW.group_key, NEW.kind, NEW.post_id, NEW.id, 1, NEW.unread)
+            ON CONFLICT (recipient_id, group_key) DO UPDATE SET
+              newest_id = max(newest_id, excluded.newest_id), size = size + 1, unread = unread + excluded.unread;
+          UPDATE users SET activity_unread = activity_unread + NEW.unread WHERE id = NEW.recipient_id;
+        END;
+        CREATE TRIGGER activity_delete AFTER DELETE ON activity BEGIN
+          UPDATE activity_groups SET size = size - 1, unread = unread - OLD.unread,
+            newest_id = coalesce((SELECT max(id) FROM activity
+              WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key), newest_id)
+            WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
+          DELETE FROM activity_groups
+            WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key AND size = 0;
+          UPDATE users SET activity_unread = activity_unread - OLD.unread WHERE id = OLD.recipient_id;
+        END;
+        CREATE TRIGGER activity_read AFTER UPDATE OF unread ON activity
+          WHEN OLD.unread = 1 AND NEW.unread = 0 BEGIN
+          UPDATE activity_groups SET unread = unread - 1
+            WHERE recipient_id = OLD.recipient_id AND group_key = OLD.group_key;
+          UPDATE users SET activity_unread = activity_unread - 1 WHERE id = OLD.recipient_id;
+        END;
+        """
 }

@@ -53,6 +53,7 @@ struct ActivityCommand: AsyncParsableCommand {
             case .like: "liked your photo"
             case .comment: "commented: \"\((group.comment?.text ?? "").replacingOccurrences(of: "\n", with: " "))\""
             case .follow: "started following you"
+            case .followRequest: "asked to follow you (makestagram approve \(names[0]) or decline \(names[0]))"
             case .mention:
                 group.comment.map { "mentioned you: \"\($0.text.replacingOccurrences(of: "\n", with: " "))\"" }
                     ?? "mentioned you in a post"

@@ -365,6 +365,36 @@ def test_block_through_mastodon_py(public):
     assert bruno.account(blanca_id).followers_count == 0, "an unblock restores nothing"
 
 
+def test_locked_account_through_mastodon_py(public):
+    base, _ = public
+    sign_up(base, "lorna")
+    sign_up(base, "lucas")
+    lorna, lucas = log_in(base, "lorna"), log_in(base, "lucas")
+    lorna_id, lucas_id = lorna.me().id, lucas.me().id
+    assert lorna.account_update_credentials(locked=True).locked is True
+    assert lucas.account(lorna_id).locked is True
+    hers = lorna.status_post("Friends only", media_ids=[lorna.media_post(str(PHOTOS / "rocket.jpg")).id])
+
+    relationship = lucas.account_follow(lorna_id)
+    assert relationship.requested is True and relationship.following is False
+    assert [account.acct for account in lorna.follow_requests()] == ["lucas"]
+    with pytest.raises(MastodonAPIError) as refused:
+        lucas.status(hers.id)
+    assert refused.value.args[1] == 404
+    assert lucas.account_statuses(lorna_id) == []
+    for _ in range(100):
+        if any(n.type == "follow_request" for n in lorna.notifications()):
+            break
+        time.sleep(0.05)
+    assert [n.account.acct for n in lorna.notifications() if n.type == "follow_request"] == ["lucas"]
+
+    assert lorna.follow_request_authorize(lucas_id).followed_by is True
+    assert lucas.account_relationships(lorna_id)[0].following is True
+    assert lucas.status(hers.id).content == "<p>Friends only</p>"
+    assert lorna.follow_requests() == []
+    assert lorna.account_update_credentials(locked=False).locked is False
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")

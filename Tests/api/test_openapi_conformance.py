@@ -170,6 +170,21 @@ def test_every_response_matches_the_document(server, server_data):
     api.request("PUT", f"{v1}/users/conformblocked/follow", token=bob)
     api.request("DELETE", f"{v1}/users/conformblocked/block", token=bob)
     api.request("DELETE", f"{v1}/users/nobody/block", token=bob)
+    # A private account: a follow request, approved; another declined; one that does not exist.
+    private = sign_up("conformprivate")
+    asker, other = sign_up("conformasker"), sign_up("conformother")
+    assert api.request("PATCH", v1 + "/me", token=private, json={"isPrivate": True}).json()["isPrivate"] is True
+    assert api.request("PUT", f"{v1}/users/conformprivate/follow", token=asker).json()["viewerRequested"] is True
+    api.request("PUT", f"{v1}/users/conformprivate/follow", token=other)
+    api.request("GET", f"{v1}/users/conformprivate", token=asker)
+    api.request("GET", f"{v1}/users/conformprivate/posts", token=asker)
+    api.request("GET", f"{v1}/me/follow-requests", token=private)
+    api.request("GET", f"{v1}/activity", token=private)
+    api.request("POST", f"{v1}/me/follow-requests/conformasker/approve", token=private)
+    api.request("POST", f"{v1}/me/follow-requests/conformother/decline", token=private)
+    api.request("POST", f"{v1}/me/follow-requests/nobody/approve", token=private)
+    api.request("POST", f"{v1}/me/follow-requests/nobody/decline", token=private)
+    api.request("PATCH", v1 + "/me", token=private, json={"isPrivate": False})
     api.request("GET", f"{v1}/users/alice", token=bob)
     api.request("GET", f"{v1}/users/nobody", token=bob)
     api.request("GET", f"{v1}/users?query=al", token=bob)

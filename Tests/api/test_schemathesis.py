@@ -13,7 +13,7 @@ PHOTOS = ROOT / "Tests" / "TestFixtures" / "photos"
 LISTS = {
     "timeline": "timeline", "userPosts": "posts", "followers": "followers", "following": "following",
     "likers": "likes", "comments": "comments", "activity": "activity",
-    "taggedPosts": "tag", "mutes": "mutes", "blocks": "blocks",
+    "taggedPosts": "tag", "mutes": "mutes", "blocks": "blocks", "followRequests": "requests",
 }
 
 

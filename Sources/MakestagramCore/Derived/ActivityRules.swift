@@ -7,7 +7,7 @@ import MakestagramStore
 /// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
 /// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
 /// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
-/// as read; between a blocker and the one they block nothing is heard either way, and the block withdraws what was.
+/// as read; a follow request waits in the private account's list until answered; between a blocker and the one they block nothing is heard either way, and the block withdraws what was.
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
 package struct ActivityRules<S: ChangeLogStore>: Sendable {
@@ -95,6 +95,18 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                 } else {
                     writes += try await restored(muted).filter { $0.recipient == muter }.map(ActivityWrite.add)
                 }
+            case .followRequestChanged(let requester, let target, let pending):
+                // One line per request, to approve or decline; it goes when answered (an approval is then a follow).
+                let source = "request:\(requester):\(target)"
+                if pending {
+                    writes.append(
+                        .add(
+                            ActivityEntry(
+                                recipient: target, actor: requester, kind: .followRequest, source: source,
+                                group: source, createdAt: change.at)))
+                } else {
+                    writes.append(.remove(source: source))
+                }
             case .blockChanged(let blocker, let blocked, let blocking):
                 // Neither hears of the other while the block lasts (the stores add no entry between them); an
                 // unblock restores nothing.
@@ -103,7 +115,7 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                     writes.append(.removeActor(blocker, for: blocked))
                 }
             case .sessionEnded, .profileChanged, .imageChanged, .likeCountHiddenChanged, .activityChanged,
-                .changesMissed:
+                .privacyChanged, .changesMissed:
                 continue
             }
         }

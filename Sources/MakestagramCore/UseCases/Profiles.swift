@@ -2,7 +2,8 @@ import Foundation
 import MakestagramAPI
 import MakestagramStore
 
-/// A person's own profile: display name, bio, avatar, and whether their new posts hide their like counts.
+/// A person's own profile: display name, bio, avatar, whether their new posts hide their like counts, and whether
+/// the account is private.
 package struct Profiles<S: Store>: Sendable {
     let core: Core<S>
     /// The part of the store this use case writes and reads.
@@ -20,7 +21,9 @@ package struct Profiles<S: Store>: Sendable {
             try TextInput.multiline($0, field: changes.bioField, length: Limits.bioLength)
         }
         var profile: UserProfile?
-        if name == nil && bio == nil && changes.hideLikeCounts == nil && changes.avatar == nil {
+        if name == nil && bio == nil && changes.hideLikeCounts == nil && changes.avatar == nil
+            && changes.isPrivate == nil
+        {
             // Nothing asked: nothing written.
             profile = try await store.profile(id: user, viewer: user)
         }
@@ -32,6 +35,9 @@ package struct Profiles<S: Store>: Sendable {
         }
         if let avatar = changes.avatar {
             profile = try await setAvatar(user, avatar)
+        }
+        if let isPrivate = changes.isPrivate {
+            profile = try await store.setPrivate(userID: user, isPrivate: isPrivate)
         }
         guard let profile else { throw UseCaseError.notFound("user") }
         return profile
@@ -60,6 +66,8 @@ package struct ProfileChanges: Sendable {
     package var bioField = "bio"
     package var hideLikeCounts: Bool?
     package var avatar: Avatar?
+    /// Whether the account is to be private (Mastodon's `locked`).
+    package var isPrivate: Bool?
 
     /// A new avatar's photo, or back to initials.
     package enum Avatar: Sendable {
@@ -69,8 +77,9 @@ package struct ProfileChanges: Sendable {
 
     package init(
         displayName: String? = nil, bio: String? = nil, bioField: String = "bio", hideLikeCounts: Bool? = nil,
-        avatar: Avatar? = nil
+        avatar: Avatar? = nil, isPrivate: Bool? = nil
     ) {
+        self.isPrivate = isPrivate
         self.displayName = displayName
         self.bio = bio
         self.bioField = bioField

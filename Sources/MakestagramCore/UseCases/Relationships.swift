@@ -2,7 +2,8 @@ import Foundation
 import MakestagramAPI
 import MakestagramStore
 
-/// How people stand to each other: following and unfollowing, muting and unmuting, blocking and unblocking.
+/// How people stand to each other: following and unfollowing (a request, for a private account, that its owner
+/// answers), muting and unmuting, blocking and unblocking.
 package struct Relationships<S: Store>: Sendable {
     let core: Core<S>
     /// The part of the store this use case writes and reads.
@@ -28,6 +29,12 @@ package struct Relationships<S: Store>: Sendable {
         } catch StoreError.cannotMuteSelf {
             throw UseCaseError.conflict(.cannotMuteSelf, "You cannot mute yourself.")
         }
+    }
+
+    /// Approves `username`'s request to follow `user` (they follow from now on) or declines it (they are not told).
+    package func answerRequest(from username: String, to user: Int64, approve: Bool) async throws {
+        try core.protection.take(.follows, user: user)
+        try await store.answerFollowRequest(viewer: user, username: username, approve: approve)
     }
 
     /// Makes `user` block `username`, or stop. A block ends the follows between them both ways and takes back the

@@ -46,6 +46,9 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("accounts/:id/block") { try await block($0, $1, blocking: true) }
         routes.post("accounts/:id/unblock") { try await block($0, $1, blocking: false) }
         routes.get("blocks", use: blocks)
+        routes.get("follow_requests", use: followRequests)
+        routes.post("follow_requests/:id/authorize") { try await answer($0, $1, approve: true) }
+        routes.post("follow_requests/:id/reject") { try await answer($0, $1, approve: false) }
         routes.get("timelines/home", use: homeTimeline)
         routes.post("statuses", use: createStatus)
         routes.get("statuses/:id", use: status)
@@ -155,6 +158,7 @@ struct MastodonController<S: Store>: Sendable {
                 let form = try await MultipartForm.read(request, limit: maxUploadBytes)
                 changes.displayName = try form.text("display_name")
                 changes.bio = try form.text("note")
+                changes.isPrivate = try form.text("locked").map(Self.flag)
                 if let avatar = form.parts["avatar"], avatar.data.readableBytes > 0 {
                     changes.avatar = .photo(Data(buffer: avatar.data))
                 }
@@ -162,15 +166,21 @@ struct MastodonController<S: Store>: Sendable {
                 let form = try await OAuthForm.read(request)
                 changes.displayName = form.fields["display_name"]?.first
                 changes.bio = form.fields["note"]?.first
+                changes.isPrivate = form.fields["locked"]?.first.map(Self.flag)
             }
-            // Mastodon's other fields (header, fields, locked, bot, …) are not supported: a request of only those
-            // changes nothing.
+            // Mastodon's other fields (header, fields, bot, …) are not supported: a request of only those changes
+            // nothing.
             return changes
         }
         guard let profile = try await store.profile(id: mapper.viewer, viewer: mapper.viewer) else {
             throw APIError.unauthorized
         }
         return try MastodonResponse(mapper.account(profile, withSource: true))
+    }
+
+    /// A form's boolean as Mastodon reads one (`true`, `1`, `on`; anything else is false).
+    static func flag(_ value: String) -> Bool {
+        ["true", "1", "on", "yes"].contains(value.lowercased())
     }
 
     @Sendable func account(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
@@ -296,6 +306,19 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         let profile = try await profile(context, viewer: mapper.viewer)
         _ = try await core.relationships.block(profile.username, by: mapper.viewer, blocking: blocking)
+        return try MastodonResponse(try await mapper.relationship(profile.id))
+    }
+
+    /// `GET /api/v1/follow_requests`: the accounts waiting for the user to approve or reject their follow.
+    @Sendable func followRequests(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        try await accountList(request, context) { try await store.followRequests(viewer: $0, page: $1) }
+    }
+
+    /// `POST /api/v1/follow_requests/:id/authorize` and `reject`.
+    func answer(_ request: Request, _ context: AppRequestContext, approve: Bool) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        try await core.relationships.answerRequest(from: profile.username, to: mapper.viewer, approve: approve)
         return try MastodonResponse(try await mapper.relationship(profile.id))
     }
 
@@ -443,7 +466,9 @@ struct MastodonController<S: Store>: Sendable {
         let post = try await post(context, viewer: mapper.viewer)
         var comments: [Comment] = []
         var page = PageRequest(limit: 100)
-        while comments.count < 400, let result = try await store.comments(postID: post.id, viewer: mapper.viewer, page: page) {
+        while comments.count < 400,
+            let result = try await store.comments(postID: post.id, viewer: mapper.viewer, page: page)
+        {
             comments += result.items
             guard let next = result.nextKey else { break }
             page = PageRequest(position: .after(next), limit: 100)
@@ -471,7 +496,9 @@ struct MastodonController<S: Store>: Sendable {
         guard case .post(let id) = try statusID(context) else { return try MastodonResponse([Mastodon.Account]()) }
         var page = try MastodonPaging.request(request)
         if case .newerThan = page.position { page.position = .start }
-        guard let result = try await store.likers(postID: id, viewer: mapper.viewer, page: page) else { throw APIError.notFound("status") }
+        guard let result = try await store.likers(postID: id, viewer: mapper.viewer, page: page) else {
+            throw APIError.notFound("status")
+        }
         return try MastodonResponse(
             try await mapper.accounts(result.items),
             link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))

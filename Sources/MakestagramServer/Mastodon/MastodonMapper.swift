@@ -24,7 +24,8 @@ struct MastodonMapper<S: Store>: Sendable {
         let avatar = absolute(profile.avatarLargeURL ?? profile.avatarURL) ?? origin + "/app/icon.svg"
         return Mastodon.Account(
             id: String(profile.id), username: profile.username, acct: profile.username,
-            displayName: profile.displayName, createdAt: profile.createdAt, note: Mastodon.html(profile.bio),
+            displayName: profile.displayName, locked: profile.isPrivate, createdAt: profile.createdAt,
+            note: Mastodon.html(profile.bio),
             url: origin + "/u/" + profile.username, uri: origin + "/u/" + profile.username, avatar: avatar,
             avatarStatic: avatar, header: origin + "/app/icon.svg", headerStatic: origin + "/app/icon.svg",
             followersCount: profile.followerCount, followingCount: profile.followingCount,
@@ -92,10 +93,11 @@ struct MastodonMapper<S: Store>: Sendable {
         let followedBy = try await store.followed(by: id, among: [viewer]).contains(viewer)
         let muting = try await store.muted(by: viewer, among: [id]).contains(id)
         let blocks = try await store.blockRelations(viewer: viewer, among: [id])
+        let requested = try await store.profile(id: id, viewer: viewer)?.viewerRequested ?? false
         return Mastodon.Relationship(
             id: String(id), following: following, showingReblogs: following, followedBy: followedBy,
             blocking: blocks.blocking.contains(id), blockedBy: blocks.blockedBy.contains(id), muting: muting,
-            mutingNotifications: muting)
+            mutingNotifications: muting, requested: requested)
     }
 }
 
@@ -122,6 +124,7 @@ extension MastodonMapper {
             // A reply to the reader's post, or a status (a caption or a reply) that names them.
             case .comment, .mention: "mention"
             case .follow: "follow"
+            case .followRequest: "follow_request"
             }
         return Mastodon.Notification(
             id: String(group.latestId), type: type, createdAt: group.createdAt, groupKey: group.id,

@@ -17,13 +17,14 @@ struct ProfileController<S: Store>: Sendable {
         return routes
     }
 
-    /// Changes the display name, bio and like-count default (the fields sent).
+    /// Changes the display name, bio, like-count default and privacy (the fields sent).
     @Sendable func edit(_ request: Request, context: AppRequestContext) async throws -> UserProfile {
         let user = try context.requireUser()
         return try await core.profiles.edit(user.id) {
             let input = try await request.decodeJSON(EditProfileRequest.self)
             return ProfileChanges(
-                displayName: input.displayName, bio: input.bio, hideLikeCounts: input.hideLikeCounts)
+                displayName: input.displayName, bio: input.bio, hideLikeCounts: input.hideLikeCounts,
+                isPrivate: input.isPrivate)
         }
     }
 

@@ -25,6 +25,9 @@ struct UsersController<S: Store>: Sendable {
         routes.put("users/:username/block") { try await block($0, $1, blocking: true) }
         routes.delete("users/:username/block") { try await block($0, $1, blocking: false) }
         routes.get("me/blocks", use: blocks)
+        routes.get("me/follow-requests", use: followRequests)
+        routes.post("me/follow-requests/:username/approve") { try await answer($0, $1, approve: true) }
+        routes.post("me/follow-requests/:username/decline") { try await answer($0, $1, approve: false) }
         routes.get("users/:username/followers", use: followers)
         routes.get("users/:username/following", use: following)
         routes.get("users/:username/posts", use: posts)
@@ -107,6 +110,19 @@ struct UsersController<S: Store>: Sendable {
         let page = try request.pageRequest(list: "blocks")
         let viewer = try context.requireUser()
         return try await store.blocks(viewer: viewer.id, page: page).forwardPage("blocks")
+    }
+
+    /// Those who asked to follow the viewer's private account and wait for an answer, oldest first.
+    @Sendable func followRequests(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
+        let page = try request.pageRequest(list: "requests")
+        let viewer = try context.requireUser()
+        return try await store.followRequests(viewer: viewer.id, page: page).forwardPage("requests")
+    }
+
+    func answer(_ request: Request, _ context: AppRequestContext, approve: Bool) async throws -> HTTPResponse.Status {
+        let viewer = try context.requireUser()
+        try await core.relationships.answerRequest(from: try context.username(), to: viewer.id, approve: approve)
+        return .noContent
     }
 
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {

@@ -98,6 +98,10 @@ package final class StoreCaches: Sendable {
             sessions.remove { $0.user.id == user }
             timelines.removeAll()
             renderEpochValue.add(1, ordering: .releasing)
+        case .followRequestChanged, .privacyChanged:
+            // No cache holds requests; a privacy switch changes who may read posts, which every read asks the
+            // database (home timelines hold only followers' rows, and an accepted follow is its own change).
+            return
         case .activityChanged:
             // No cache holds activity: every page and count is read from the store.
             return

@@ -13,7 +13,7 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
             profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged,
-            blockChanged
+            blockChanged, followRequestChanged, privacyChanged
     }
 
     package var kind: Kind
@@ -135,6 +135,15 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             actor = blocker
             target = blocked
             on = blocking
+        case .followRequestChanged(let requester, let target, let pending):
+            self.init(kind: .followRequestChanged)
+            actor = requester
+            self.target = target
+            on = pending
+        case .privacyChanged(let user, let isPrivate):
+            self.init(kind: .privacyChanged)
+            actor = user
+            on = isPrivate
         case .profileChanged(let user):
             self.init(kind: .profileChanged)
             actor = user.id
@@ -223,6 +232,12 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         case .blockChanged:
             guard let actor, let target, let on else { return nil }
             return .blockChanged(blocker: actor, blocked: target, blocking: on)
+        case .followRequestChanged:
+            guard let actor, let target, let on else { return nil }
+            return .followRequestChanged(requester: actor, target: target, pending: on)
+        case .privacyChanged:
+            guard let actor, let on else { return nil }
+            return .privacyChanged(user: actor, isPrivate: on)
         case .activityChanged:
             guard let target, let count else { return nil }
             return .activityChanged(user: target, unreadCount: count)

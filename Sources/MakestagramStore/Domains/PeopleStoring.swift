@@ -28,8 +28,20 @@ public protocol PeopleStoring: Sendable {
     func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary]
     /// Which of `users` `viewer` follows.
     func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
-    /// Makes `viewer` follow or stop following `username`; idempotent. Throws `notFound` or `cannotFollowSelf`.
+    /// Makes `viewer` follow or stop following `username`; idempotent. Following a private account asks to (a
+    /// request, ``StoreEvent/followRequestChanged(requester:target:pending:)``: the answer says
+    /// `viewerRequested`), unless already following; stopping withdraws a request too. Throws `notFound` (no such
+    /// user, or one who blocks the viewer), `youBlockThem` or `cannotFollowSelf`.
     func setFollow(viewer: Int64, username: String, following: Bool) async throws -> FollowState
+    /// Makes the user's account private or public and answers their profile. Switching to public accepts every
+    /// pending request (each a follow); switching to private keeps the followers. Publishes
+    /// ``StoreEvent/privacyChanged(user:isPrivate:)`` when it changed.
+    func setPrivate(userID: Int64, isPrivate: Bool) async throws -> UserProfile
+    /// Those who asked to follow `viewer` and wait for an answer, oldest first.
+    func followRequests(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>
+    /// Approves (the request becomes a follow) or declines `username`'s request to follow `viewer`. Throws
+    /// `notFound("request")` when there is none.
+    func answerFollowRequest(viewer: Int64, username: String, approve: Bool) async throws
     /// Makes `viewer` mute or unmute `username`; idempotent; answers whether the viewer mutes them now. A change
     /// publishes ``StoreEvent/muteChanged(muter:muted:muting:)`` in the transaction that takes the muted user's posts
     /// out of the viewer's home timeline (or puts them back, if the viewer follows them). Throws `notFound` or

@@ -1,0 +1,83 @@
+"""Private accounts on the native API, as their owner and strangers would use them: a follow is a request, the
+owner approves or declines it from the activity (live, with the unread count), counts count accepted follows
+only, strangers see the profile but no post, and switching back to public accepts every request."""
+import json
+import time
+
+import requests
+import websocket
+
+from test_mutes import post_photo, sign_up
+
+
+def test_a_private_account_decides_who_follows_and_reads_it(server):
+    v1 = server + "/api/v1"
+    owner, asker, other = sign_up(v1, "privpia"), sign_up(v1, "privasa"), sign_up(v1, "privoli")
+
+    def call(method: str, path: str, who: dict, **kwargs) -> requests.Response:
+        return requests.request(method, v1 + path, headers=who, timeout=30, **kwargs)
+
+    assert call("PUT", "/users/privpia/follow", other).json()["viewerFollows"] is True
+    switched = call("PATCH", "/me", owner, json={"isPrivate": True})
+    assert switched.status_code == 200 and switched.json()["isPrivate"] is True
+    assert switched.json()["followerCount"] == 1, "going private keeps the followers"
+    post = post_photo(v1, owner, "for friends #privtest")
+
+    # The owner's screen is open: the request arrives as an unread count, live.
+    ticket = call("POST", "/events/tickets", owner).json()["ticket"]
+    socket = websocket.create_connection(server.replace("http://", "ws://") + f"/api/v1/events?ticket={ticket}",
+                                         timeout=20)
+    assert json.loads(socket.recv())["type"] == "hello"
+
+    asked = call("PUT", "/users/privpia/follow", asker)
+    assert asked.status_code == 200
+    assert asked.json() == {"followerCount": 1, "viewerFollows": False, "viewerRequested": True}
+    while True:
+        message = json.loads(socket.recv())
+        if message["type"] == "activity.changed":
+            break
+    assert message["unreadCount"] >= 1
+    socket.close()
+
+    # A stranger (or someone waiting) sees the profile, but no post, like or comment.
+    profile = call("GET", "/users/privpia", asker).json()
+    assert profile["isPrivate"] is True and profile["viewerRequested"] is True and profile["viewerFollows"] is False
+    assert call("GET", "/users/privpia/posts", asker).json()["items"] == []
+    for method, path in (("GET", f"/posts/{post['id']}"), ("GET", f"/posts/{post['id']}/likes"),
+                         ("GET", f"/posts/{post['id']}/comments"), ("PUT", f"/posts/{post['id']}/like")):
+        assert call(method, path, asker).status_code == 404, (method, path)
+    assert call("GET", "/tags/privtest/posts", asker).json()["items"] == []
+    assert [p["id"] for p in call("GET", "/timeline", other).json()["items"]] == [post["id"]], "followers read it"
+
+    # The request is in the owner's activity and list; the owner approves it there.
+    for _ in range(100):
+        groups = call("GET", "/activity", owner).json()["items"]
+        if any(g["kind"] == "follow_request" for g in groups):
+            break
+        time.sleep(0.05)
+    request = next(g for g in groups if g["kind"] == "follow_request")
+    assert [a["username"] for a in request["actors"]] == ["privasa"]
+    assert [u["username"] for u in call("GET", "/me/follow-requests", owner).json()["items"]] == ["privasa"]
+    assert call("POST", "/me/follow-requests/privoli/approve", owner).status_code == 404, "never asked"
+    assert call("POST", "/me/follow-requests/privasa/approve", owner).status_code == 204
+    assert call("POST", "/me/follow-requests/privasa/approve", owner).status_code == 404, "answered already"
+    assert call("GET", "/users/privpia", asker).json()["followerCount"] == 2
+    assert call("GET", f"/posts/{post['id']}", asker).status_code == 200
+    assert call("PUT", f"/posts/{post['id']}/like", asker).status_code == 200
+    for _ in range(100):
+        kinds = [g["kind"] for g in call("GET", "/activity", owner).json()["items"]]
+        if "follow_request" not in kinds:
+            break
+        time.sleep(0.05)
+    assert "follow_request" not in kinds and "follow" in kinds
+
+    # Declined: nothing changes for the one declined but the pending mark; switching to public accepts requests.
+    late = sign_up(v1, "privlou")
+    assert call("PUT", "/users/privpia/follow", late).json()["viewerRequested"] is True
+    assert call("POST", "/me/follow-requests/privlou/decline", owner).status_code == 204
+    assert call("GET", "/users/privpia", late).json()["viewerRequested"] is False
+    assert call("PUT", "/users/privpia/follow", late).json()["viewerRequested"] is True, "they may ask again"
+    opened = call("PATCH", "/me", owner, json={"isPrivate": False}).json()
+    assert opened["isPrivate"] is False and opened["followerCount"] == 3
+    assert call("GET", "/users/privpia", late).json()["viewerFollows"] is True
+    assert call("GET", "/me/follow-requests", owner).json()["items"] == []
