@@ -59,12 +59,30 @@ extension APIClient {
         try await send(.post, "/me/password", json: ChangePasswordRequest(currentPassword: current, newPassword: new))
     }
 
-    /// Changes the logged-in user's display name and bio (nil leaves one as it is); answers the profile.
-    public func updateProfile(displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil)
-        async throws -> UserProfile
-    {
+    /// Changes the logged-in user's display name, bio, like-count default and privacy (nil leaves one as it is);
+    /// answers the profile. Making the account public accepts every pending follow request.
+    public func updateProfile(
+        displayName: String? = nil, bio: String? = nil, hideLikeCounts: Bool? = nil, isPrivate: Bool? = nil
+    ) async throws -> UserProfile {
         try await send(
-            .patch, "/me", json: EditProfileRequest(displayName: displayName, bio: bio, hideLikeCounts: hideLikeCounts))
+            .patch, "/me",
+            json: EditProfileRequest(
+                displayName: displayName, bio: bio, hideLikeCounts: hideLikeCounts, isPrivate: isPrivate))
+    }
+
+    /// Those who asked to follow the logged-in user's private account, oldest first.
+    public func followRequests(cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
+        try await send(.get, "/me/follow-requests", query: Self.paging(cursor, limit))
+    }
+
+    /// Approves `username`'s request to follow the logged-in user: they follow from now on.
+    public func approveFollowRequest(_ username: String) async throws {
+        try await sendWithoutAnswer(.post, "/me/follow-requests/\(Self.segment(username))/approve")
+    }
+
+    /// Declines `username`'s request to follow the logged-in user; they are not told.
+    public func declineFollowRequest(_ username: String) async throws {
+        try await sendWithoutAnswer(.post, "/me/follow-requests/\(Self.segment(username))/decline")
     }
 
     /// Makes a photo (JPEG, PNG, WebP or HEIC bytes) the logged-in user's avatar; the server crops it square.

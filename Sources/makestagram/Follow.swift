@@ -111,10 +111,59 @@ private func undoOrList(
     }
 }
 
+/// `makestagram requests`: who asked to follow your private account.
+struct Requests: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List who asked to follow your private account (answer with approve or decline).")
+
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            let waiting = try await context.app.client.followRequests(limit: 100).items
+            Output.line(waiting.isEmpty ? "Nobody is waiting for your answer." : "Asked to follow you:")
+            for user in waiting { Output.line("  \(user.username) (\(user.displayName))") }
+        }
+    }
+}
+
+/// `makestagram approve USERNAME`: they follow your private account from now on.
+struct Approve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Approve a request to follow you.")
+
+    @Argument(help: "Whose request to approve.") var username: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            try await context.app.client.approveFollowRequest(username.lowercased())
+            Output.line("\(username) follows you now.")
+        }
+    }
+}
+
+/// `makestagram decline USERNAME`: they are not told, and may ask again.
+struct Decline: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Decline a request to follow you (they are not told).")
+
+    @Argument(help: "Whose request to decline.") var username: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            try await context.app.client.declineFollowRequest(username.lowercased())
+            Output.line("You declined \(username)'s request.")
+        }
+    }
+}
+
 private func setFollow(_ username: String, following: Bool, options: ClientOptions) async throws {
     try await ClientContext.run(options) { context in
         let client = context.app.client
         let state = try await following ? client.follow(username.lowercased()) : client.unfollow(username.lowercased())
+        if state.viewerRequested {
+            return Output.line("\(username)'s account is private: you asked to follow it, and they'll decide.")
+        }
         Output.line(
             "\(following ? "You follow" : "You no longer follow") \(username) (\(state.followerCount) followers).")
     }

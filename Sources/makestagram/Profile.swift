@@ -4,7 +4,7 @@ import Foundation
 /// `makestagram profile [--name …] [--bio …] [--avatar FILE | --remove-avatar]`: shows or edits your profile.
 struct Profile: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show your profile, or change your name, bio or avatar.",
+        abstract: "Show your profile, or change your name, bio, avatar or privacy.",
         discussion: "Your new name and avatar show on your posts and comments everywhere, at once.")
 
     @Option(help: "Your display name (1–50 characters).") var name: String?
@@ -16,6 +16,13 @@ struct Profile: AsyncParsableCommand {
         inversion: .prefixedEnableDisable,
         help: "Hide the like count of your new posts from others (--disable-hide-like-counts shows it).")
     var hideLikeCounts: Bool?
+    @Flag(
+        name: .customLong("private"), inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Make your account private: only followers you approve see your photos (--no-private makes it public "
+                + "and accepts everyone who asked).",
+            valueName: "private"))
+    var isPrivate: Bool?
     @Flag(help: "Print the profile as JSON.") var json = false
     @OptionGroup var options: ClientOptions
 
@@ -36,8 +43,9 @@ struct Profile: AsyncParsableCommand {
         try await ClientContext.run(options) { context in
             let client = context.app.client
             var profile = try await client.me()
-            if name != nil || bio != nil || hideLikeCounts != nil {
-                profile = try await client.updateProfile(displayName: name, bio: bio, hideLikeCounts: hideLikeCounts)
+            if name != nil || bio != nil || hideLikeCounts != nil || isPrivate != nil {
+                profile = try await client.updateProfile(
+                    displayName: name, bio: bio, hideLikeCounts: hideLikeCounts, isPrivate: isPrivate)
             }
             if let photo { profile = try await client.setAvatar(image: photo.data, fileName: photo.name) }
             if removeAvatar { profile = try await client.removeAvatar() }
@@ -48,6 +56,9 @@ struct Profile: AsyncParsableCommand {
                 profile.avatarURL.map { "Avatar: \(context.server.absoluteString.trimmingSuffix("/"))\($0)" }
                     ?? "No avatar (your initials show)")
             if profile.hideLikeCounts == true { Output.line("New posts hide their like count from others.") }
+            if profile.isPrivate {
+                Output.line("Private: only followers you approve see your photos (makestagram requests).")
+            }
         }
     }
 }

@@ -124,6 +124,15 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     assert "You block nobody." in ben.run("unblock").stdout
     ben.run("follow", ann_name)
     assert "Coffee" in ben.run("feed").stdout, "following again after an unblock brings them back"
+    # A private account: a follow is a request, answered from the command line.
+    assert "Private" in ann.run("profile", "--private").stdout
+    ben.run("unfollow", ann_name)
+    assert "you asked to follow it" in ben.run("follow", ann_name).stdout
+    assert ben_name in ann.run("requests").stdout
+    assert "asked to follow you" in ann.run("activity").stdout
+    assert "follows you now" in ann.run("approve", ben_name).stdout
+    assert "Nobody is waiting" in ann.run("requests").stdout
+    assert "Private" not in ann.run("profile", "--no-private").stdout
 
     liked = ben.run("like", str(post["id"])).stdout
     assert f"Liked by {ben_name}" in liked

@@ -1,8 +1,9 @@
-// Activity: what others did to you — likes, comments and follows, grouped as people read them — and the unread
+// Activity: what others did to you — likes, comments, follows and requests to follow (each with Approve and
+// Decline), grouped as people read them — and the unread
 // badge in the navigation bar, both kept current by the event stream's `activity.changed`.
 
 import { api } from "./api.js";
-import { h, avatar, replace, timeElement, retryLine } from "./dom.js";
+import { h, avatar, replace, timeElement, retryLine, toast } from "./dom.js";
 
 /** The viewer's unread activity count, as the server last told it; listeners redraw what shows it. */
 export const activity = {
@@ -46,13 +47,44 @@ function whatTheyDid(group) {
       return group.comment
         ? [" mentioned you in a comment: ", h("span.activity-comment", {}, `“${group.comment.text}”`)]
         : " mentioned you in a post.";
+    case "follow_request":
+      return " asked to follow you.";
     default:
       return " started following you.";
   }
 }
 
+/** Approve and Decline for a request to follow a private account; the line goes once answered. */
+function requestButtons(group, element) {
+  const user = group.actors[0];
+  const answer = async (verb) => {
+    for (const button of buttons) button.disabled = true;
+    try {
+      await api.post(`/me/follow-requests/${user.username}/${verb}`);
+      element.remove();
+      toast(verb === "approve" ? `${user.username} follows you now.` : `You declined ${user.username}'s request.`);
+    } catch (error) {
+      for (const button of buttons) button.disabled = false;
+      toast(`Couldn't answer: ${error.message}`, { error: true });
+    }
+  };
+  const buttons = [
+    h(
+      "button.button.compact",
+      { type: "button", "aria-label": `Approve ${user.username}`, onclick: () => answer("approve") },
+      "Approve",
+    ),
+    h(
+      "button.button.secondary.compact",
+      { type: "button", "aria-label": `Decline ${user.username}`, onclick: () => answer("decline") },
+      "Decline",
+    ),
+  ];
+  return h("div.activity-answers", {}, buttons);
+}
+
 function row(group) {
-  return h(
+  const element = h(
     group.unread ? "li.activity-item.unread" : "li.activity-item",
     { dataset: { group: group.id } },
     avatar(group.actors[0], 44),
@@ -64,6 +96,8 @@ function row(group) {
         h("img", { src: group.post.thumbnailURL, alt: "", width: 44, height: 44 }),
       ),
   );
+  if (group.kind === "follow_request") element.append(requestButtons(group, element));
+  return element;
 }
 
 export function activityView(root) {

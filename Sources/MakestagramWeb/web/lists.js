@@ -11,20 +11,32 @@ import { store } from "./posts.js";
  */
 export function followToggle(user, { onChange, className = "" } = {}) {
   const button = h(`button.button${className}`, { type: "button" });
+  // A follow of a private account waits for its owner: "Requested" until answered (a click withdraws it).
   const render = () => {
-    button.textContent = user.viewerFollows ? "Following" : "Follow";
-    button.classList.toggle("secondary", user.viewerFollows);
-    button.setAttribute("aria-pressed", String(user.viewerFollows));
-    button.setAttribute("aria-label", user.viewerFollows ? `Unfollow ${user.username}` : `Follow ${user.username}`);
+    const engaged = user.viewerFollows || user.viewerRequested === true;
+    button.textContent = user.viewerFollows ? "Following" : user.viewerRequested ? "Requested" : "Follow";
+    button.classList.toggle("secondary", engaged);
+    button.setAttribute("aria-pressed", String(engaged));
+    button.setAttribute(
+      "aria-label",
+      user.viewerFollows
+        ? `Unfollow ${user.username}`
+        : user.viewerRequested
+          ? `Withdraw your request to follow ${user.username}`
+          : `Follow ${user.username}`,
+    );
   };
   button.addEventListener("click", async (event) => {
     event.preventDefault();
     button.disabled = true;
     try {
-      const state = user.viewerFollows
-        ? await api.delete(`/users/${user.username}/follow`)
-        : await api.put(`/users/${user.username}/follow`);
+      const state =
+        user.viewerFollows || user.viewerRequested
+          ? await api.delete(`/users/${user.username}/follow`)
+          : await api.put(`/users/${user.username}/follow`);
       user.viewerFollows = state.viewerFollows;
+      user.viewerRequested = state.viewerRequested;
+      if (state.viewerRequested) toast(`You asked to follow ${user.username}. They'll decide.`);
       // Following or unfollowing reshapes the whole timeline, older posts included: whoever shows it hears of it.
       store.followsChanged();
       render();

@@ -129,11 +129,14 @@ export function profileView(root, { params, logOut, live, navigate }) {
       onChange: (state) => {
         profile.followerCount = state.followerCount;
         replace(countsHolder, counts(profile));
+        if (state.viewerRequested) return;
         toast(
           state.viewerFollows
             ? `You follow ${username}: their posts will be in your feed.`
             : `You unfollowed ${username}.`,
         );
+        // A private account's photos are for its followers: the page is shown again as it now is.
+        if (profile.isPrivate && !stopped) navigate(location.pathname, { replace: true });
       },
     });
   }
@@ -305,6 +308,26 @@ export function profileView(root, { params, logOut, live, navigate }) {
       gridStatus,
       sentinel,
     );
+    if (profile.isPrivate && !mine && !profile.viewerFollows) {
+      // Its photos are for the followers it accepts: say so instead of an empty grid.
+      grid.hidden = true;
+      replace(
+        gridStatus,
+        h(
+          "div.private-note",
+          {},
+          h("h2.section-title", {}, "This account is private"),
+          h(
+            "p.muted",
+            {},
+            profile.viewerRequested
+              ? `You asked to follow ${profile.username}. Their photos show here once they approve.`
+              : `Follow ${profile.username} to see their photos; they approve who follows them.`,
+          ),
+        ),
+      );
+      return;
+    }
     observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) loadMore();
     }, { rootMargin: "600px 0px" });
@@ -343,6 +366,8 @@ function editProfile(profile, edited) {
     bio.value = profile.bio;
     const hideCounts = h("input", { type: "checkbox", id: "profile-hide-like-counts", name: "hideLikeCounts" });
     hideCounts.checked = !!profile.hideLikeCounts;
+    const privateAccount = h("input", { type: "checkbox", id: "profile-private", name: "isPrivate" });
+    privateAccount.checked = !!profile.isPrivate;
     const save = h("button.button", { type: "submit" }, "Save");
 
     const avatarChange = async (request) => {
@@ -379,6 +404,7 @@ function editProfile(profile, edited) {
                 displayName: name.value.trim(),
                 bio: bio.value.trim(),
                 hideLikeCounts: hideCounts.checked,
+                isPrivate: privateAccount.checked,
               }),
             );
             close();
@@ -410,6 +436,21 @@ function editProfile(profile, edited) {
           {},
           "Hide like counts on my new posts",
           h("span.muted.checkbox-hint", {}, "Others see who liked a photo, not how many. You always see yours."),
+        ),
+      ),
+      h(
+        "label.checkbox-row",
+        { for: "profile-private" },
+        privateAccount,
+        h(
+          "span",
+          {},
+          "Private account",
+          h(
+            "span.muted.checkbox-hint",
+            {},
+            "Only followers you approve see your photos. Turning it off accepts everyone who asked.",
+          ),
         ),
       ),
       error,

@@ -38,3 +38,21 @@ import Testing
         }
     }
 }
+
+/// A private account through the SDK: a follow is a request its owner lists and approves; the profile says so.
+@Suite struct KitPrivateAccountTests {
+    @Test @MainActor func aFollowOfAPrivateAccountWaitsForItsOwner() async throws {
+        try await KitServer.run { server in
+            let alice = try await server.signedUp("alice")
+            let bob = try await server.signedUp("bob")
+            #expect(try await alice.client.updateProfile(isPrivate: true).isPrivate)
+            let asked = try await bob.client.follow("alice")
+            #expect(asked.viewerRequested && !asked.viewerFollows)
+            #expect(try await bob.client.profile("alice").viewerRequested == true)
+            #expect(try await alice.client.followRequests().items.map(\.username) == ["bob"])
+            try await alice.client.approveFollowRequest("bob")
+            #expect(try await bob.client.profile("alice").viewerFollows)
+            await #expect(throws: MakestagramError.self) { try await alice.client.declineFollowRequest("bob") }
+        }
+    }
+}
