@@ -131,6 +131,21 @@ final class LiveConnection: Sendable {
         }
     }
 
+    /// The user's block partners: events that show one of them (their like, their comment, a likers preview naming
+    /// them, their new name) are not sent on this socket.
+    private let hidden = Mutex<(ids: Set<Int64>, names: Set<String>)>(([], []))
+
+    func hide(_ partners: [Int64: String]) {
+        hidden.withLock { $0 = (Set(partners.keys), Set(partners.values)) }
+    }
+
+    /// Whether an event by `user`, or showing the `names`, is not for this socket.
+    func hides(_ user: Int64, names: [String] = []) -> Bool {
+        hidden.withLock { hidden in
+            !hidden.ids.isEmpty && (hidden.ids.contains(user) || names.contains(where: hidden.names.contains))
+        }
+    }
+
     /// Whether the socket subscribed to a post by `author` since it opened.
     func watchesPosts(by author: Int64) -> Bool {
         state.withLock { $0.authors.contains(author) }

@@ -147,7 +147,9 @@ public final class LiveHub: Service {
         feedTaps(event)
         switch event {
         case .likeChanged(let change):
-            let recipients = subscribers(of: change.postID)
+            // A like by a block partner, or a likers preview naming one, is not shown (the count catches up with
+            // the next change the socket may see, or the next read).
+            let recipients = subscribers(of: change.postID).filter { !$0.hides(change.actor.id, names: change.likers) }
             guard !recipients.isEmpty else { return }
             let delivery = LiveDelivery(change)
             let drains = DrainBatch()
@@ -156,6 +158,7 @@ public final class LiveHub: Service {
             deliveries.increment(by: recipients.count)
         case .commentCreated(let comment, let count, let version):
             deliver(
+                hiding: comment.author.id,
                 LiveDelivery(
                     postID: comment.postId, version: version,
                     message: .commentCreated(
@@ -237,8 +240,8 @@ public final class LiveHub: Service {
                 connection.close(code: LiveCloseCode.sessionEnded, reason: "session ended; log in again")
             }
         case .profileChanged(let user):
-            // Rare (rate limited) and shown anywhere: every connection hears of it.
-            send(.userUpdated(user), to: allConnections())
+            // Rare (rate limited) and shown anywhere: every connection hears of it, but those of block partners.
+            send(.userUpdated(user), to: allConnections().filter { !$0.hides(user.id) })
         case .userRemoved(let user, _, let status):
             let reason = status == .suspended ? "account suspended" : "account deleted"
             var others: [LiveConnection] = []
@@ -276,8 +279,11 @@ public final class LiveHub: Service {
         deliveries.increment(by: recipients.count)
     }
 
-    private func deliver(_ delivery: LiveDelivery) {
-        let recipients = subscribers(of: delivery.postID)
+    /// Delivers an event to the post's subscribers, but those for whom `hiding` (the user who acted) is a block
+    /// partner.
+    private func deliver(hiding actor: Int64? = nil, _ delivery: LiveDelivery) {
+        var recipients = subscribers(of: delivery.postID)
+        if let actor { recipients.removeAll { $0.hides(actor) } }
         let drains = DrainBatch()
         for connection in recipients { connection.deliver(delivery, drains: drains) }
         drains.run()

@@ -34,6 +34,9 @@ public struct LiveOptions: Sendable {
 /// Reads a post's current state for a subscribe: the posts among `ids` that exist, as `viewer` sees them.
 public typealias SnapshotReader = @Sendable (_ ids: [Int64], _ viewer: Int64) async throws -> [Post]
 
+/// Reads everyone a user blocks or is blocked by (ID and username): what the user's socket is never to show.
+public typealias PartnerReader = @Sendable (_ user: Int64) async throws -> [Int64: String]
+
 /// One socket of the event stream, from hello to close: reads the client's subscribe and unsubscribe messages while
 /// its writer task sends what the hub delivers. The only way a connection is attached to a ``LiveHub``.
 public struct LiveSession: Sendable {
@@ -43,14 +46,16 @@ public struct LiveSession: Sendable {
     let channel: any Channel
     let options: LiveOptions
     let snapshots: SnapshotReader
+    let partners: PartnerReader
     let logger: Logger
 
     /// A session for `user`, opened with the session whose token hashes to `tokenHash` (logging it out closes the
     /// socket), on `channel`.
     public init(
         hub: LiveHub, user: UserSummary, tokenHash: [UInt8], channel: any Channel, options: LiveOptions,
-        logger: Logger, snapshots: @escaping SnapshotReader
+        logger: Logger, snapshots: @escaping SnapshotReader, partners: @escaping PartnerReader = { _ in [:] }
     ) {
+        self.partners = partners
         self.hub = hub
         self.user = user
         self.tokenHash = tokenHash
@@ -76,6 +81,15 @@ public struct LiveSession: Sendable {
                 reason: "at most \(options.maxSocketsPerUser) connections per user; close one first")
         }
         defer { hub.unregister(connection) }
+        // Read once registered: a block committed before is in what is read, and one committed after closes the
+        // socket (the hub closes both people's sockets on a block), so the set stays true while the socket lives.
+        do {
+            connection.hide(try await partners(user.id))
+        } catch {
+            logger.error("reading block partners failed", metadata: ["error": "\(error)"])
+            return try await outbound.close(
+                WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)), reason: "try again shortly")
+        }
         connection.send(
             .hello(
                 LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))

@@ -194,13 +194,13 @@ enum PostRows {
     /// was listed leaves the page.
     static func complete(
         _ connection: PostgresConnection, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts,
-        hiding hidden: Set<String>, logger: Logger
+        hiding hidden: () async throws -> Set<String>, logger: Logger
     ) async throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
         return page.completed(
             missing: missing,
-            full: try await posts(connection, ids: missing, viewer: viewer, hiding: hidden, logger: logger))
+            full: try await posts(connection, ids: missing, viewer: viewer, hiding: try await hidden(), logger: logger))
     }
 
     /// Reads a simple keyset page. `sql` selects the item's columns and then, last, the page key `key`; it ends in

@@ -19,6 +19,14 @@ extension PostgresStore {
         ).collect().isEmpty
     }
 
+    /// The refusal of a change to a post that is not `viewer`'s: `forbidden` when they may see it, `notFound` when
+    /// they may not (to them it does not exist).
+    static func notYours(_ connection: PostgresConnection, post: Int64, viewer: Int64, logger: Logger) async throws
+        -> StoreError
+    {
+        try await postVisible(connection, post, viewer: viewer, logger: logger) ? .forbidden : .notFound("post")
+    }
+
     /// One statement, one round trip, shared with the toggles that arrive meanwhile (``LikeBatches``): `set_likes`
     /// changes each like and reads the post's state after it, and the same statement logs each change's record, all
     /// in one transaction.
@@ -166,7 +174,8 @@ extension PostgresStore {
                 """
                 SELECT c.author_id, c.post_id, p.author_id FROM comments c JOIN posts p ON p.id = c.post_id
                 JOIN users a ON a.id = p.author_id AND a.status = 'active'
-                WHERE c.id = \(id) FOR UPDATE OF c
+                WHERE c.id = \(id) AND \(unescaped: Visibility.readable(viewer: String(viewer), author: "a"))
+                FOR UPDATE OF c
                 """, logger: logger
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("comment") }

@@ -88,7 +88,9 @@ extension PostgresStore {
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
             let (author, old) = try row.decode((Int64, String).self)
-            guard author == viewer else { throw StoreError.forbidden }
+            guard author == viewer else {
+                throw try await Self.notYours(connection, post: postID, viewer: viewer, logger: logger)
+            }
             if old != caption {
                 try await connection.query(
                     """
@@ -123,7 +125,9 @@ extension PostgresStore {
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
             let (author, count, old) = try row.decode((Int64, Int, String?).self)
-            guard author == viewer else { throw StoreError.forbidden }
+            guard author == viewer else {
+                throw try await Self.notYours(connection, post: postID, viewer: viewer, logger: logger)
+            }
             guard photo >= 0, photo < count else { throw StoreError.notFound("photo") }
             let changed = old != altText
             if changed {
@@ -166,7 +170,9 @@ extension PostgresStore {
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
             let (author, old) = try row.decode((Int64, Value).self)
-            guard author == viewer else { throw StoreError.forbidden }
+            guard author == viewer else {
+                throw try await Self.notYours(connection, post: postID, viewer: viewer, logger: logger)
+            }
             if old != value { try await connection.query(update, logger: logger) }
             guard
                 let post = try await Self.post(
@@ -226,7 +232,9 @@ extension PostgresStore {
             ).collect()
             guard let row = rows.first else { throw StoreError.notFound("post") }
             let (author, full, thumb, variants, version) = try row.decode((Int64, String, String, String?, Int64).self)
-            guard author == viewer else { throw StoreError.forbidden }
+            guard author == viewer else {
+                throw try await Self.notYours(connection, post: id, viewer: viewer, logger: logger)
+            }
             return try await Self.removePost(
                 connection, id: id, author: author, version: version, files: [full, thumb], variants: variants,
                 changes: changes, logger: logger)
@@ -261,7 +269,7 @@ extension PostgresStore {
             return try await read { [logger] connection in
                 try await PostRows.complete(
                     connection, listed, viewer: viewer, known: known,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                    hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
             }
         case .fromDatabase(let plan):
             return try await read { [logger] connection in
@@ -270,7 +278,7 @@ extension PostgresStore {
                 }
                 return try await PostRows.complete(
                     connection, listed, viewer: viewer, known: known,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                    hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
             }
         }
     }
@@ -304,7 +312,7 @@ extension PostgresStore {
                 viewer: viewer, page: page, logger: logger)
             return try await PostRows.complete(
                 connection, listed, viewer: viewer, known: known,
-                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
         }
     }
 }

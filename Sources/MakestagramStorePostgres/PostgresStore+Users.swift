@@ -311,6 +311,9 @@ extension PostgresStore {
                         connection, follower: viewer, followee: target, changes: changes, logger: logger)
                 }
             } else {
+                if try await Self.block(connection, between: viewer, and: target, logger: logger) == .blockedBy {
+                    throw StoreError.notFound("user")
+                }
                 try await Self.endRequest(
                     connection, requester: viewer, target: target, changes: changes, logger: logger)
                 let changed = try await connection.query(
@@ -421,6 +424,9 @@ extension PostgresStore {
                 throw StoreError.notFound("user")
             }
             if target == viewer { throw StoreError.cannotMuteSelf }
+            if try await Self.block(connection, between: viewer, and: target, logger: logger) == .blockedBy {
+                throw StoreError.notFound("user")
+            }
             // Locks the muted user, as a new post of theirs does: the fan-out of a post committing before sees the
             // mute's feed change, one committing after sees the mute.
             try await connection.query("SELECT 1 FROM users WHERE id = \(target) FOR NO KEY UPDATE", logger: logger)
@@ -580,25 +586,33 @@ extension PostgresStore {
         }
     }
 
-    public func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await followList(username: username, page: page, match: "followee_id", show: "follower_id")
+    public func followers(username: String, viewer: Int64, page: PageRequest) async throws
+        -> PageResult<UserSummary>?
+    {
+        try await followList(username: username, viewer: viewer, page: page, match: "followee_id", show: "follower_id")
     }
 
-    public func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await followList(username: username, page: page, match: "follower_id", show: "followee_id")
+    public func following(username: String, viewer: Int64, page: PageRequest) async throws
+        -> PageResult<UserSummary>?
+    {
+        try await followList(username: username, viewer: viewer, page: page, match: "follower_id", show: "followee_id")
     }
 
-    private func followList(username: String, page: PageRequest, match: String, show: String) async throws
+    private func followList(username: String, viewer: Int64, page: PageRequest, match: String, show: String)
+        async throws
         -> PageResult<UserSummary>?
     {
         try await read { [logger] connection in
-            guard let id = try await Self.userID(connection, username: username, logger: logger) else { return nil }
+            guard let id = try await Self.userID(connection, username: username, logger: logger),
+                try await Self.block(connection, between: viewer, and: id, logger: logger) != .blockedBy
+            else { return nil }
             var sql = SQL(
                 """
                 SELECT u.id, u.username, u.display_name, u.avatar_file, f.id
                 FROM follows f JOIN users u ON u.id = f.\(show) AND u.status = 'active'
                 """)
-            sql.append(" WHERE f.\(match) = \(sql.bind(id))")
+            sql.append(" WHERE f.\(match) = \(sql.bind(id)) AND ")
+            sql.append(Visibility.unblocked(viewer: String(viewer), user: "u.id"))
             return try await PostRows.page(
                 connection, sql, key: "f.id", descending: true, page: page, logger: logger, decode: PostRows.summary)
         }

@@ -218,7 +218,7 @@ public final class PostgresStore: Store, Service {
 
     /// Everyone `user` blocks or is blocked by, from memory when held (and the caches are trusted: an instance cut
     /// off from the change stream reads the database).
-    func blockPartners(_ connection: PostgresConnection, of user: Int64) async throws -> [Int64: String] {
+    func blockPartners(_ connection: PostgresConnection, of user: Int64) async throws -> BlockPartnerSet {
         let cache = caches.blockPartners
         let (held, generation) = cache.lookup(user)
         if let held, caches.isTrusted { return held }
@@ -230,11 +230,10 @@ public final class PostgresStore: Store, Service {
             SELECT b.blocker_id, u.username FROM blocks b JOIN users u ON u.id = b.blocker_id WHERE b.blocked_id = \(user)
             """, logger: logger)
         for try await (id, name) in rows.decode((Int64, String).self) { partners[id] = name }
-        cache.keep(partners, for: user, generation: generation)
-        return partners
+        return cache.keep(partners, for: user, generation: generation)
     }
 
-    public func blockPartners(of user: Int64) async throws -> [Int64: String] {
+    public func blockPartners(of user: Int64) async throws -> BlockPartnerSet {
         if caches.isTrusted, let held = caches.blockPartners.lookup(user).partners { return held }
         return try await read { connection in try await self.blockPartners(connection, of: user) }
     }

@@ -196,14 +196,15 @@ enum PostQuery {
     }
 
     /// Reads in full the listed posts that `known` does not hold at their listed version, without the `hidden` users
-    /// among their likers. A post deleted since it
-    /// was listed (when the list came from memory) leaves the page.
+    /// among their likers and comments (asked only when a post is to be read). A post deleted since it was listed
+    /// (when the list came from memory) leaves the page.
     static func complete(
-        _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts, hiding hidden: Set<String>
+        _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts,
+        hiding hidden: @autoclosure () throws -> Set<String>
     ) throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
-        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer, hiding: hidden))
+        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer, hiding: hidden()))
     }
 }
 

@@ -17,6 +17,12 @@ extension SQLiteStore {
                     """), arguments: [id, viewer]) ?? false
     }
 
+    /// The refusal of a change to a post that is not `viewer`'s: `forbidden` when they may see it, `notFound` when
+    /// they may not (to them it does not exist).
+    static func notYours(_ db: Database, post: Int64, viewer: Int64) throws -> StoreError {
+        try postVisible(db, post, viewer: viewer) ? .forbidden : .notFound("post")
+    }
+
     public func setLike(postID: Int64, viewer: Int64, liked: Bool) async throws -> LikeState {
         try await write { db in try changeLike(db, postID: postID, viewer: viewer, liked: liked).state(for: viewer) }
     }
@@ -147,8 +153,8 @@ extension SQLiteStore {
                     sql: """
                         SELECT c.author_id, c.post_id, p.author_id AS post_author FROM comments c
                         JOIN posts p ON p.id = c.post_id JOIN users a ON a.id = p.author_id AND a.status = 'active'
-                        WHERE c.id = ?
-                        """, arguments: [id])
+                        WHERE c.id = ?1 AND \(Visibility.readable(viewer: "?2", author: "a"))
+                        """, arguments: [id, viewer])
             else { throw StoreError.notFound("comment") }
             guard row["author_id"] == viewer || row["post_author"] == viewer else { throw StoreError.forbidden }
             try removeComment(db, id: id, postID: row["post_id"])

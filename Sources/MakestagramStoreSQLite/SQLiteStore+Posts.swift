@@ -80,7 +80,7 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db, sql: "SELECT author_id, caption FROM posts WHERE id = ?", arguments: [postID])
             else { throw StoreError.notFound("post") }
-            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            guard row["author_id"] == viewer else { throw try Self.notYours(db, post: postID, viewer: viewer) }
             let changed = (row["caption"] as String) != caption
             if changed {
                 try db.execute(
@@ -111,7 +111,7 @@ extension SQLiteStore {
                         WHERE p.id = ?1
                         """, arguments: [postID, photo])
             else { throw StoreError.notFound("post") }
-            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            guard row["author_id"] == viewer else { throw try Self.notYours(db, post: postID, viewer: viewer) }
             guard photo >= 0, photo < row["photo_count"] as Int else { throw StoreError.notFound("photo") }
             let changed = (row["alt_text"] as String?) != altText
             if changed {
@@ -167,7 +167,7 @@ extension SQLiteStore {
                 let row = try Row.fetchOne(
                     db, sql: "SELECT author_id, hide_like_count FROM posts WHERE id = ?", arguments: [postID])
             else { throw StoreError.notFound("post") }
-            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            guard row["author_id"] == viewer else { throw try Self.notYours(db, post: postID, viewer: viewer) }
             let changed = (row["hide_like_count"] as Bool) != hidden
             if changed {
                 try db.execute(
@@ -195,7 +195,7 @@ extension SQLiteStore {
                     db, sql: "SELECT author_id, full_file, thumb_file, variants, version FROM posts WHERE id = ?",
                     arguments: [id])
             else { throw StoreError.notFound("post") }
-            guard row["author_id"] == viewer else { throw StoreError.forbidden }
+            guard row["author_id"] == viewer else { throw try Self.notYours(db, post: id, viewer: viewer) }
             return try removePost(db, id: id, row: row)
         }
     }

@@ -293,6 +293,7 @@ extension SQLiteStore {
                     }
                 }
             } else {
+                if try Self.block(db, between: viewer, and: target) == .blockedBy { throw StoreError.notFound("user") }
                 try Self.endRequest(db, requester: viewer, target: target, publish: publishOnCommit)
                 try db.execute(
                     sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?", arguments: [viewer, target])
@@ -391,6 +392,7 @@ extension SQLiteStore {
         try await write { db in
             guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
             if target == viewer { throw StoreError.cannotMuteSelf }
+            if try Self.block(db, between: viewer, and: target) == .blockedBy { throw StoreError.notFound("user") }
             if muting {
                 try db.execute(
                     sql: "INSERT OR IGNORE INTO mutes (muter_id, muted_id, created_at) VALUES (?, ?, ?)",
@@ -521,28 +523,37 @@ extension SQLiteStore {
         }
     }
 
-    public func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await followList(username: username, page: page, match: "followee_id", show: "follower_id")
+    public func followers(username: String, viewer: Int64, page: PageRequest) async throws
+        -> PageResult<UserSummary>?
+    {
+        try await followList(username: username, viewer: viewer, page: page, match: "followee_id", show: "follower_id")
     }
 
-    public func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>? {
-        try await followList(username: username, page: page, match: "follower_id", show: "followee_id")
+    public func following(username: String, viewer: Int64, page: PageRequest) async throws
+        -> PageResult<UserSummary>?
+    {
+        try await followList(username: username, viewer: viewer, page: page, match: "follower_id", show: "followee_id")
     }
 
-    private func followList(username: String, page: PageRequest, match: String, show: String) async throws
+    private func followList(username: String, viewer: Int64, page: PageRequest, match: String, show: String)
+        async throws
         -> PageResult<UserSummary>?
     {
         try await read { db in
-            guard let id = try Self.userID(db, username: username) else { return nil }
+            guard let id = try Self.userID(db, username: username),
+                try Self.block(db, between: viewer, and: id) != .blockedBy
+            else { return nil }
             return try fetchPage(
                 db,
                 sql: { condition in
                     """
                     SELECT f.id AS page_key, u.id AS author_id, u.username, u.display_name, u.avatar_file
                     FROM follows f JOIN users u ON u.id = f.\(show) AND u.status = 'active'
-                    WHERE f.\(match) = :id AND \(condition) ORDER BY f.id DESC LIMIT :limit
+                    WHERE f.\(match) = :id AND \(Visibility.unblocked(viewer: ":viewer", user: "u.id"))
+                      AND \(condition) ORDER BY f.id DESC LIMIT :limit
                     """
-                }, arguments: ["id": id], key: "f.id", descending: true, page: page, decode: PostQuery.author)
+                }, arguments: ["id": id, "viewer": viewer], key: "f.id", descending: true, page: page,
+                decode: PostQuery.author)
         }
     }
 }

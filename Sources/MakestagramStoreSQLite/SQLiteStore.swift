@@ -66,7 +66,7 @@ public struct SQLiteStore: Store {
     }
 
     /// Everyone `user` blocks or is blocked by, from memory when held.
-    func blockPartners(_ db: Database, of user: Int64) throws -> [Int64: String] {
+    func blockPartners(_ db: Database, of user: Int64) throws -> BlockPartnerSet {
         let cache = database.caches.blockPartners
         let (held, generation) = cache.lookup(user)
         if let held { return held }
@@ -79,11 +79,10 @@ public struct SQLiteStore: Store {
                     SELECT b.blocker_id, u.username FROM blocks b JOIN users u ON u.id = b.blocker_id WHERE b.blocked_id = ?1
                     """), arguments: [user])
         while let row = try rows.next() { partners[row[0]] = row[1] }
-        cache.keep(partners, for: user, generation: generation)
-        return partners
+        return cache.keep(partners, for: user, generation: generation)
     }
 
-    public func blockPartners(of user: Int64) async throws -> [Int64: String] {
+    public func blockPartners(of user: Int64) async throws -> BlockPartnerSet {
         if let held = database.caches.blockPartners.lookup(user).partners { return held }
         return try await read { db in try blockPartners(db, of: user) }
     }

@@ -92,7 +92,7 @@ struct Community {
             // As the server lists it, holding every post already rendered: the list itself leaves hidden posts out.
             let listed = try await store.timeline(viewer: id, page: page, known: { _, _ in true })
             #expect(Set(listed.items.map(\.id)) == seen, "\(name)'s timeline listed")
-            let followers = try #require(try await store.followers(username: name, page: page))
+            let followers = try #require(try await store.followers(username: name, viewer: 0, page: page))
             #expect(
                 Set(followers.items.map(\.id))
                     == Set(follows.filter { $0[1] == id && !hidden.contains($0[0]) }.map { $0[0] }))

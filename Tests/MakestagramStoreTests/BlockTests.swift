@@ -117,7 +117,7 @@ import Testing
             #expect(relations.blocking == [bob] && relations.blockedBy.isEmpty)
             let theirs = try await store.blockRelations(viewer: bob, among: [alice, carol])
             #expect(theirs.blocking.isEmpty && theirs.blockedBy == [alice])
-            #expect(try await store.blockPartners(of: bob) == [alice: "alice"])
+            #expect(try await store.blockPartners(of: bob).ids == [alice: "alice"])
             await #expect(throws: StoreError.cannotBlockSelf) {
                 _ = try await store.setBlock(viewer: alice, username: "alice", blocking: true)
             }

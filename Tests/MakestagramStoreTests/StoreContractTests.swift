@@ -89,8 +89,12 @@ import Testing
             #expect(profile.followerCount == 1 && profile.viewerFollows)
             #expect(try await store.profile(id: bob, viewer: alice)?.followingCount == 1)
             #expect(
-                try await store.followers(username: "alice", page: .init(limit: 10))?.items.map(\.username) == ["bob"])
-            #expect(try await store.following(username: "bob", page: .init(limit: 10))?.items.map(\.id) == [alice])
+                try await store.followers(username: "alice", viewer: 0, page: .init(limit: 10))?.items.map(\.username)
+                    == ["bob"])
+            #expect(
+                try await store.following(username: "bob", viewer: 0, page: .init(limit: 10))?.items.map(\.id) == [
+                    alice
+                ])
             #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
             #expect(try await store.setFollow(viewer: bob, username: "alice", following: false).followerCount == 0)
             await #expect(throws: StoreError.cannotFollowSelf) {
@@ -99,7 +103,7 @@ import Testing
             await #expect(throws: StoreError.notFound("user")) {
                 _ = try await store.setFollow(viewer: bob, username: "nobody", following: true)
             }
-            #expect(try await store.followers(username: "nobody", page: .init(limit: 10)) == nil)
+            #expect(try await store.followers(username: "nobody", viewer: 0, page: .init(limit: 10)) == nil)
         }
     }
 
@@ -174,7 +178,10 @@ import Testing
             #expect(
                 seenByAlice.likeCount == 2 && !seenByAlice.viewerHasLiked && seenByAlice.likers == ["carol", "bob"])
             #expect(try await store.post(id: post, viewer: bob)?.viewerHasLiked == true)
-            #expect(try await store.likers(postID: post, viewer: 0, page: .init(limit: 1))?.items.map(\.username) == ["carol"])
+            #expect(
+                try await store.likers(postID: post, viewer: 0, page: .init(limit: 1))?.items.map(\.username) == [
+                    "carol"
+                ])
             let unliked = try await store.setLike(postID: post, viewer: bob, liked: false)
             #expect(unliked.likeCount == 1 && !unliked.viewerHasLiked && unliked.likers == ["carol"])
             #expect(unliked.version > first.version)
@@ -372,7 +379,8 @@ import Testing
             #expect(seen.author.displayName == "Alice Archer" && seen.author.avatarURL == "/media/a1s.jpg")
             #expect(seen.recentComments.first?.author.displayName == "Alice Archer")
             #expect(
-                try await store.comments(postID: post, viewer: 0, page: PageRequest(limit: 5))?.items.first?.author == seen.author)
+                try await store.comments(postID: post, viewer: 0, page: PageRequest(limit: 5))?.items.first?.author
+                    == seen.author)
             #expect(try await store.profile(username: "alice", viewer: bob)?.avatarLargeURL == "/media/a1l.jpg")
 
             let (replacedBy, replaced) = try await store.setAvatar(

@@ -63,6 +63,26 @@ def test_a_block_hides_both_sides_everywhere_and_takes_back_what_they_did(server
     snapshot = json.loads(again.recv())
     assert snapshot["type"] == "post.snapshot" and snapshot["post"]["id"] == third["id"]
     again.close()
+    # The blocker's screen on a third person's post never hears of what the blocked person does there.
+    ticket = call("POST", "/events/tickets", blocker).json()["ticket"]
+    watching = websocket.create_connection(server.replace("http://", "ws://") + f"/api/v1/events?ticket={ticket}",
+                                           timeout=20)
+    assert json.loads(watching.recv())["type"] == "hello"
+    watching.send(json.dumps({"type": "subscribe", "posts": [third["id"]]}))
+    assert json.loads(watching.recv())["type"] == "subscribed"
+    seen = json.loads(watching.recv())
+    assert seen["type"] == "post.snapshot" and "blockbo" not in json.dumps(seen)
+    assert call("DELETE", f"/posts/{third['id']}/like", blocked).status_code == 200
+    assert call("POST", f"/posts/{third['id']}/comments", blocked, json={"text": "still here"}).status_code == 201
+    assert call("POST", f"/posts/{third['id']}/comments", other, json={"text": "from cy"}).status_code == 201
+    heard = []
+    while True:
+        message = json.loads(watching.recv())
+        heard.append(message)
+        if message["type"] == "comment.created" and message["comment"]["text"] == "from cy":
+            break
+    assert "blockbo" not in json.dumps(heard), heard
+    watching.close()
 
     profile = call("GET", "/users/blockbo", blocker).json()
     assert profile["viewerBlocks"] is True and profile["viewerFollows"] is False
@@ -70,11 +90,11 @@ def test_a_block_hides_both_sides_everywhere_and_takes_back_what_they_did(server
     post = call("GET", f"/posts/{mine['id']}", blocker).json()
     assert post["likeCount"] == 1 and post["likers"] == ["blockcy"] and post["commentCount"] == 0
     seen_third = call("GET", f"/posts/{third['id']}", blocker).json()
-    assert seen_third["likers"] == [] and seen_third["recentComments"] == [], "their marks on others' posts vanish"
-    assert seen_third["likeCount"] == 1, "the count stays exact"
+    assert "blockbo" not in json.dumps(seen_third), "their marks on others' posts vanish"
+    assert seen_third["commentCount"] == 3, "the count stays exact"
     assert call("GET", f"/posts/{third['id']}/likes", blocker).json()["items"] == []
-    assert call("GET", f"/posts/{third['id']}/comments", blocker).json()["items"] == []
-    assert call("GET", f"/posts/{third['id']}", other).json()["likers"] == ["blockbo"], "others still see them"
+    assert [c["text"] for c in call("GET", f"/posts/{third['id']}/comments", blocker).json()["items"]] == ["from cy"]
+    assert len(call("GET", f"/posts/{third['id']}/comments", other).json()["items"]) == 3, "others still see them"
     assert call("GET", "/users/blockbo/posts", blocker).json()["items"] == []
     assert call("GET", f"/posts/{theirs['id']}", blocker).status_code == 404
     assert [u["username"] for u in call("GET", "/me/blocks", blocker).json()["items"]] == ["blockbo"]

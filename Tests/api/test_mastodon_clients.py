@@ -395,6 +395,39 @@ def test_locked_account_through_mastodon_py(public):
     assert lorna.account_update_credentials(locked=False).locked is False
 
 
+def test_every_mastodon_route_hides_a_blocker(public):
+    """The visibility rule through the Mastodon API: every route naming a blocker answers 404 to the one they block
+    (the native routes are walked in test_visibility_routes.py)."""
+    base, _ = public
+    sign_up(base, "mwalkowen")
+    sign_up(base, "mwalkbob")
+    owner, blocked = log_in(base, "mwalkowen"), log_in(base, "mwalkbob")
+    owner_id, blocked_id = owner.me().id, blocked.me().id
+    status = owner.status_post("Mine", media_ids=[owner.media_post(str(PHOTOS / "rocket.jpg")).id])
+    owner.account_block(blocked_id)
+    token = blocked.access_token
+    headers = {"Authorization": f"Bearer {token}"}
+    routes = [
+        ("GET", f"/api/v1/accounts/{owner_id}"), ("GET", f"/api/v1/accounts/{owner_id}/statuses"),
+        ("GET", f"/api/v1/accounts/{owner_id}/followers"), ("GET", f"/api/v1/accounts/{owner_id}/following"),
+        ("POST", f"/api/v1/accounts/{owner_id}/follow"), ("POST", f"/api/v1/accounts/{owner_id}/unfollow"),
+        ("POST", f"/api/v1/accounts/{owner_id}/mute"),
+        ("GET", f"/api/v1/statuses/{status.id}"), ("GET", f"/api/v1/statuses/{status.id}/context"),
+        ("GET", f"/api/v1/statuses/{status.id}/favourited_by"), ("POST", f"/api/v1/statuses/{status.id}/favourite"),
+        ("POST", f"/api/v1/statuses/{status.id}/unfavourite"), ("PUT", f"/api/v1/statuses/{status.id}"),
+        ("DELETE", f"/api/v1/statuses/{status.id}"),
+        ("GET", "/api/v1/accounts/lookup?acct=mwalkowen"),
+    ]
+    leaks = []
+    for method, path in routes:
+        answer = requests.request(method, base + path, headers=headers, data={"status": "mine"}, timeout=30)
+        if answer.status_code != 404:
+            leaks.append(f"{method} {path}: {answer.status_code} {answer.text[:120]}")
+    assert leaks == [], "Mastodon routes that showed a blocker to the one they block:\n" + "\n".join(leaks)
+    assert blocked.account_search("mwalkowen") == []
+    assert owner.status(status.id).favourites_count == 0
+
+
 def test_a_read_only_token_cannot_write(public):
     base, _ = public
     sign_up(base, "rhea")

@@ -256,8 +256,8 @@ struct MastodonController<S: Store>: Sendable {
         if case .newerThan = page.position { page.position = .start }
         let result =
             followers
-            ? try await store.followers(username: profile.username, page: page)
-            : try await store.following(username: profile.username, page: page)
+            ? try await store.followers(username: profile.username, viewer: mapper.viewer, page: page)
+            : try await store.following(username: profile.username, viewer: mapper.viewer, page: page)
         guard let result else { throw APIError.notFound("account") }
         return try MastodonResponse(
             try await mapper.accounts(result.items),

@@ -137,7 +137,7 @@ struct MastodonStreaming<S: Store>: Sendable {
             default: nil
             }
         if let actor, try await store.muted(by: viewer, among: [actor]).contains(actor) { return nil }
-        if let actor, try await store.blockPartners(of: viewer)[actor] != nil { return nil }
+        if let actor, try await store.blockPartners(of: viewer).contains(actor) { return nil }
         switch event {
         case .postCreated(let post, _):
             guard let fresh = try await store.post(id: post.id, viewer: viewer),

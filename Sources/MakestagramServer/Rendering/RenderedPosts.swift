@@ -32,12 +32,15 @@ final class RenderedPosts: Sendable {
         /// The usernames the JSON shows besides the author's: its likers and the authors of its recent comments. A
         /// reader who blocks or is blocked by one of them may not have this JSON (``Visibility``).
         let names: [String]
+        /// The stamp of the reader's block partners it was read for (``BlockPartnerSet/stamp``); 0 when shared.
+        let stamp: UInt64
 
         init(
             version: Int64, epoch: UInt64, json: ByteBuffer, count: Range<Int>, split: Int, countHidden: Bool,
-            author: Int64, names: [String]
+            author: Int64, names: [String], stamp: UInt64 = 0
         ) {
             self.names = names
+            self.stamp = stamp
             self.version = version
             self.epoch = epoch
             self.json = json
@@ -62,23 +65,34 @@ final class RenderedPosts: Sendable {
     /// instead of looking each up again.
     final class Lookup: Sendable {
         let epoch: UInt64
-        /// The reader's block partners' names: entries showing one of them are not the reader's to have, and
-        /// posts read for this reader (whose likers and comments leave them out) are written but not kept.
-        let hidden: Set<String>
+        /// The reader, and their block partners (none: nil): a shared entry showing one of the partners is not the
+        /// reader's to have; posts read for this reader (whose likers and comments leave them out) are kept for this
+        /// reader alone, with the partners' stamp.
+        let viewer: Int64
+        let partners: BlockPartnerSet?
         private let owner: RenderedPosts
         /// In the order the store asked, which is the list's order.
         private let found = Mutex<(entries: [(id: Int64, rendered: Rendered)], next: Int)>(([], 0))
 
-        fileprivate init(owner: RenderedPosts, epoch: UInt64, hidden: Set<String>) {
+        fileprivate init(owner: RenderedPosts, epoch: UInt64, viewer: Int64, partners: BlockPartnerSet?) {
             self.owner = owner
             self.epoch = epoch
-            self.hidden = hidden
+            self.viewer = viewer
+            self.partners = partners.flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        /// The entry this reader may have for the post at `version`, if held: the shared one when it shows none of
+        /// the reader's partners, else the reader's own.
+        fileprivate func usable(_ id: Int64, _ version: Int64) -> Rendered? {
+            guard let partners else { return owner.held(id, version, epoch: epoch) }
+            if let shared = owner.held(id, version, epoch: epoch), shared.fits(partners.names) { return shared }
+            return owner.personal(viewer, id, version, epoch: epoch, stamp: partners.stamp)
         }
 
         /// What the store asks while it lists (``KnownPosts``).
         var known: KnownPosts {
             { [self] id, version in
-                guard let held = owner.held(id, version, epoch: epoch), held.fits(hidden) else { return false }
+                guard let held = usable(id, version) else { return false }
                 found.withLock { found in
                     if found.entries.isEmpty { found.entries.reserveCapacity(Limits.maxPageSize + 1) }
                     found.entries.append((id, held))
@@ -105,6 +119,8 @@ final class RenderedPosts: Sendable {
 
     private struct State {
         var entries: [Int64: Rendered] = [:]
+        /// Posts as one reader with block partners sees them (``Lookup/partners``), by reader and post.
+        var personal: [PersonalKey: Rendered] = [:]
         /// The buffers' capacities, summed.
         var bytes = 0
     }
@@ -125,22 +141,37 @@ final class RenderedPosts: Sendable {
         }
     }
 
+    private struct PersonalKey: Hashable {
+        let viewer: Int64
+        let post: Int64
+    }
+
+    /// The entry rendered for `viewer` alone for the post at `version`, epoch `epoch` and partners' `stamp`, if held.
+    fileprivate func personal(_ viewer: Int64, _ id: Int64, _ version: Int64, epoch: UInt64, stamp: UInt64)
+        -> Rendered?
+    {
+        state.withLock { state in
+            state.personal[PersonalKey(viewer: viewer, post: id)].flatMap {
+                $0.version == version && $0.epoch == epoch && $0.stamp == stamp ? $0 : nil
+            }
+        }
+    }
+
     /// Whether the post's JSON is held at `version`, rendered at render epoch `epoch`.
     func holds(_ id: Int64, _ version: Int64, epoch: UInt64) -> Bool {
         held(id, version, epoch: epoch) != nil
     }
 
-    /// A lookup for one list read at render epoch `epoch` by a reader who may not see `hidden` (the names of their
-    /// block partners, ``Store/blockPartners(of:)``).
-    func lookup(epoch: UInt64, hiding hidden: Set<String> = []) -> Lookup {
-        Lookup(owner: self, epoch: epoch, hidden: hidden)
+    /// A lookup for one list read at render epoch `epoch` by `viewer`, whose block partners are `partners`
+    /// (``Store/blockPartners(of:)``).
+    func lookup(epoch: UInt64, viewer: Int64 = 0, partners: BlockPartnerSet? = nil) -> Lookup {
+        Lookup(owner: self, epoch: epoch, viewer: viewer, partners: partners)
     }
 
     /// A lookup for one list that `viewer` reads now.
     func lookup(for viewer: Int64, store: some Store) async throws -> Lookup {
         let epoch = store.renderEpoch
-        let partners = try await store.blockPartners(of: viewer)
-        return lookup(epoch: epoch, hiding: Set(partners.values))
+        return lookup(epoch: epoch, viewer: viewer, partners: try await store.blockPartners(of: viewer))
     }
 
     /// Answers whether a post is held at a version for a list read at `epoch` (the store's ``KnownPosts``).
@@ -150,7 +181,8 @@ final class RenderedPosts: Sendable {
 
     /// Renders a post and keeps it, unless a newer version or epoch is already held (two lists read around a
     /// change).
-    private func keep(_ post: Post, epoch: UInt64, share: Bool = true) -> Rendered {
+    /// Renders a post and keeps it: shared, or, read for a reader with block partners (`for`), for that reader alone.
+    private func keep(_ post: Post, epoch: UInt64, for lookup: Lookup? = nil) -> Rendered {
         var writer = JSONWriter(capacity: 1024)
         writer.postUpToLikeCount(post)
         let countStart = writer.buffer.readableBytes
@@ -162,22 +194,34 @@ final class RenderedPosts: Sendable {
         let rendered = Rendered(
             version: post.version, epoch: epoch, json: writer.buffer, count: countStart..<countEnd, split: split,
             countHidden: post.likeCountHidden, author: post.author.id,
-            names: post.likers + post.recentComments.map(\.author.username))
-        guard share else { return rendered }
+            names: post.likers + post.recentComments.map(\.author.username), stamp: lookup?.partners?.stamp ?? 0)
         let size = rendered.json.capacity
+        if let lookup, lookup.partners != nil {
+            let key = PersonalKey(viewer: lookup.viewer, post: post.id)
+            state.withLock { state in
+                if let held = state.personal[key] { state.bytes -= held.json.capacity }
+                if state.bytes + size > byteLimit { Self.startOver(&state) }
+                state.personal[key] = rendered
+                state.bytes += size
+            }
+            return rendered
+        }
         state.withLock { state in
             if let held = state.entries[post.id] {
                 if held.version > post.version || held.epoch > epoch { return }
                 state.bytes -= held.json.capacity
             }
-            if state.bytes + size > byteLimit {
-                state.entries.removeAll(keepingCapacity: true)
-                state.bytes = 0
-            }
+            if state.bytes + size > byteLimit { Self.startOver(&state) }
             state.entries[post.id] = rendered
             state.bytes += size
         }
         return rendered
+    }
+
+    private static func startOver(_ state: inout State) {
+        state.entries.removeAll(keepingCapacity: true)
+        state.personal.removeAll(keepingCapacity: true)
+        state.bytes = 0
     }
 
     /// A page of a post list read at render epoch `epoch` as its response, with cursors for `list`.
@@ -195,20 +239,15 @@ final class RenderedPosts: Sendable {
         _ result: PageResult<ListedPost>, list: String, viewer: Int64, lookup: Lookup, store: some Store
     ) async throws -> WrittenJSON {
         let epoch = lookup.epoch
-        let share = lookup.hidden.isEmpty
         var items: [Rendered?] = []
         items.reserveCapacity(result.items.count)
         var dropped: [Int64] = []
         for item in result.items {
             switch item {
             case .post(let post):
-                items.append(keep(post, epoch: epoch, share: share))
+                items.append(keep(post, epoch: epoch, for: lookup))
             case .known(let id, let version, _):
-                let entry =
-                    lookup.entry(id, version)
-                    ?? held(id, version, epoch: epoch).flatMap {
-                        $0.fits(lookup.hidden) ? $0 : nil
-                    }
+                let entry = lookup.entry(id, version) ?? lookup.usable(id, version)
                 if entry == nil { dropped.append(id) }
                 items.append(entry)
             }
@@ -221,7 +260,7 @@ final class RenderedPosts: Sendable {
             for (index, item) in result.items.enumerated() where items[index] == nil {
                 // A post deleted meanwhile is left out.
                 if let post = posts[item.id] {
-                    items[index] = keep(post, epoch: epoch, share: share)
+                    items[index] = keep(post, epoch: epoch, for: lookup)
                     likedByViewer[index] = post.viewerHasLiked
                 }
             }

@@ -83,7 +83,8 @@ struct EventsController<S: Store>: Sendable {
         let store = core.store
         try await LiveSession(
             hub: hub, user: user, tokenHash: tokenHash, channel: context.channel, options: options,
-            logger: context.logger, snapshots: { ids, viewer in try await store.posts(ids: ids, viewer: viewer) }
+            logger: context.logger, snapshots: { ids, viewer in try await store.posts(ids: ids, viewer: viewer) },
+            partners: { user in try await store.blockPartners(of: user).ids }
         ).run(inbound: inbound, outbound: outbound)
     }
 }

@@ -128,7 +128,9 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func followers(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "followers")
         let viewer = try context.requireUser()
-        guard let result = try await store.followers(username: try context.username(), page: page) else {
+        guard
+            let result = try await store.followers(username: try context.username(), viewer: viewer.id, page: page)
+        else {
             throw APIError.notFound("user")
         }
         return try await store.markingFollows(result.forwardPage("followers"), viewer: viewer.id)
@@ -137,7 +139,9 @@ struct UsersController<S: Store>: Sendable {
     @Sendable func following(_ request: Request, context: AppRequestContext) async throws -> Page<UserSummary> {
         let page = try request.pageRequest(list: "following")
         let viewer = try context.requireUser()
-        guard let result = try await store.following(username: try context.username(), page: page) else {
+        guard
+            let result = try await store.following(username: try context.username(), viewer: viewer.id, page: page)
+        else {
             throw APIError.notFound("user")
         }
         return try await store.markingFollows(result.forwardPage("following"), viewer: viewer.id)

@@ -65,9 +65,11 @@ public protocol PeopleStoring: Sendable {
     )
     /// Everyone `user` blocks or is blocked by, by ID with their usernames: those the user's likers previews and
     /// comments leave out. Answered from memory when held (``StoreCaches/blockPartners``).
-    func blockPartners(of user: Int64) async throws -> [Int64: String]
-    /// Those who follow `username`, most recent first. Nil when there is no such user.
-    func followers(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
-    /// Those `username` follows, most recent first. Nil when there is no such user.
-    func following(username: String, page: PageRequest) async throws -> PageResult<UserSummary>?
+    func blockPartners(of user: Int64) async throws -> BlockPartnerSet
+    /// Those who follow `username`, most recent first, but `viewer`'s block partners. Nil when there is no such
+    /// user, or they block `viewer`.
+    func followers(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
+    /// Those `username` follows, most recent first, but `viewer`'s block partners. Nil when there is no such user,
+    /// or they block `viewer`.
+    func following(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
 }

@@ -28,8 +28,10 @@ package enum Visibility {
 
     /// The names `viewer` may not see in likers previews and comments: every hidden user's, and their block
     /// partners'.
-    package static func hiddenNames(global: Set<String>, partners: [Int64: String]) -> Set<String> {
-        partners.isEmpty ? global : global.union(partners.values)
+    package static func hiddenNames(global: Set<String>, partners: BlockPartnerSet) -> Set<String> {
+        // Usually one side is empty (nobody suspended, or no partners): no set is built.
+        if partners.isEmpty { return global }
+        return global.isEmpty ? partners.names : partners.names.union(global)
     }
 }
 
