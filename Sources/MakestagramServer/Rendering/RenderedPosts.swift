@@ -85,8 +85,7 @@ final class RenderedPosts: Sendable {
         /// the reader's partners, else the reader's own.
         fileprivate func usable(_ id: Int64, _ version: Int64) -> Rendered? {
             guard let partners else { return owner.held(id, version, epoch: epoch) }
-            if let shared = owner.held(id, version, epoch: epoch), shared.fits(partners.names) { return shared }
-            return owner.personal(viewer, id, version, epoch: epoch, stamp: partners.stamp)
+            return owner.usable(id, version, epoch: epoch, viewer: viewer, partners: partners)
         }
 
         /// What the store asks while it lists (``KnownPosts``).
@@ -119,8 +118,10 @@ final class RenderedPosts: Sendable {
 
     private struct State {
         var entries: [Int64: Rendered] = [:]
-        /// Posts as one reader with block partners sees them (``Lookup/partners``), by reader and post.
-        var personal: [PersonalKey: Rendered] = [:]
+        /// Posts as one reader with block partners sees them (``Lookup/partners``), by reader and post: their own
+        /// JSON, or the verdict that the shared JSON shows none of their partners (so that the names are compared
+        /// once per version, not at every read).
+        var personal: [PersonalKey: Personal] = [:]
         /// The buffers' capacities, summed.
         var bytes = 0
     }
@@ -146,14 +147,45 @@ final class RenderedPosts: Sendable {
         let post: Int64
     }
 
-    /// The entry rendered for `viewer` alone for the post at `version`, epoch `epoch` and partners' `stamp`, if held.
-    fileprivate func personal(_ viewer: Int64, _ id: Int64, _ version: Int64, epoch: UInt64, stamp: UInt64)
+    /// What a kept verdict counts for against ``byteLimit``.
+    private static let verdictSize = 64
+
+    private enum Personal {
+        /// The shared entry at this version, epoch and partners' stamp shows none of the reader's partners.
+        case fits(version: Int64, epoch: UInt64, stamp: UInt64)
+        /// The post rendered for the reader alone (``Rendered/stamp`` is their partners').
+        case own(Rendered)
+
+        func matches(_ version: Int64, _ epoch: UInt64, _ stamp: UInt64) -> Bool {
+            switch self {
+            case .fits(let v, let e, let s): v == version && e == epoch && s == stamp
+            case .own(let rendered): rendered.version == version && rendered.epoch == epoch && rendered.stamp == stamp
+            }
+        }
+    }
+
+    /// The entry `viewer`, whose block partners are `partners`, may have for the post at `version` and `epoch`:
+    /// the shared one when it shows none of the partners (the verdict kept), else their own, if held.
+    fileprivate func usable(_ id: Int64, _ version: Int64, epoch: UInt64, viewer: Int64, partners: BlockPartnerSet)
         -> Rendered?
     {
         state.withLock { state in
-            state.personal[PersonalKey(viewer: viewer, post: id)].flatMap {
-                $0.version == version && $0.epoch == epoch && $0.stamp == stamp ? $0 : nil
+            let key = PersonalKey(viewer: viewer, post: id)
+            let shared = state.entries[id].flatMap { $0.version == version && $0.epoch == epoch ? $0 : nil }
+            if let personal = state.personal[key], personal.matches(version, epoch, partners.stamp) {
+                switch personal {
+                case .fits: return shared
+                case .own(let rendered): return rendered
+                }
             }
+            guard let shared, shared.fits(partners.names) else { return nil }
+            switch state.personal[key] {
+            case .own(let held): state.bytes -= held.json.capacity - Self.verdictSize
+            case .fits: break
+            case nil: state.bytes += Self.verdictSize
+            }
+            state.personal[key] = .fits(version: version, epoch: epoch, stamp: partners.stamp)
+            return shared
         }
     }
 
@@ -199,9 +231,13 @@ final class RenderedPosts: Sendable {
         if let lookup, lookup.partners != nil {
             let key = PersonalKey(viewer: lookup.viewer, post: post.id)
             state.withLock { state in
-                if let held = state.personal[key] { state.bytes -= held.json.capacity }
+                switch state.personal[key] {
+                case .own(let held): state.bytes -= held.json.capacity
+                case .fits: state.bytes -= Self.verdictSize
+                case nil: break
+                }
                 if state.bytes + size > byteLimit { Self.startOver(&state) }
-                state.personal[key] = rendered
+                state.personal[key] = .own(rendered)
                 state.bytes += size
             }
             return rendered
