@@ -4,10 +4,17 @@ stranger to their private account, are answered as if it did not exist: 404, or 
 changes anything. A new route that names a person or a post joins the walk by itself; one that is not to refuse
 (blocking back, or answering a request) must be listed here with its reason. The Mastodon API's routes are walked
 in test_mastodon_clients.py, beside its clients."""
+import os
 import pathlib
+import urllib.parse
+import uuid
+import subprocess
 
+import pytest
 import requests
 import yaml
+
+from makestagram_server import Server
 
 from test_mutes import post_photo, sign_up
 
@@ -47,7 +54,29 @@ def walk(server: str, hidden: dict, viewer: dict, viewer_name: str) -> list[str]
     return leaks
 
 
-def test_every_route_hides_a_blocker_and_a_private_account(server):
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store(request, server):
+    """The session's server on SQLite, and a server of its own on a fresh PostgreSQL database (when the test command
+    started one)."""
+    if request.param == "sqlite":
+        yield server
+        return
+    postgres = os.environ.get("MAKESTAGRAM_TEST_POSTGRES")
+    if not postgres:
+        pytest.skip("needs PostgreSQL (MAKESTAGRAM_TEST_POSTGRES)")
+    name = "walk_" + uuid.uuid4().hex
+    subprocess.run(["psql", postgres, "-qc", f"CREATE DATABASE {name}"], check=True)
+    url = urllib.parse.urlsplit(postgres)._replace(path="/" + name, query="sslmode=disable").geturl()
+    instance = Server("--database", url, "--rate-limit", "signups=10000/h")
+    try:
+        yield instance.base
+    finally:
+        instance.stop()
+        subprocess.run(["psql", postgres, "-qc", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+
+
+def test_every_route_hides_a_blocker_and_a_private_account(any_store):
+    server = any_store
     v1 = server + "/api/v1"
     owner, blocked = sign_up(v1, "walkowen"), sign_up(v1, "walkbob")
     private, stranger = sign_up(v1, "walkpriv"), sign_up(v1, "walkstan")
