@@ -22,9 +22,10 @@ extension Schema {
         + setLikes(refusing: "NOT (\(Visibility.unblocked(viewer: "$LIKER", user: "$AUTHOR.id")))")
         .replacingOccurrences(of: "CREATE OR REPLACE FUNCTION set_likes", with: "CREATE FUNCTION set_likes")
 
-    /// v20's `set_likes`, answering one more column, `blocked`: true for a like it refused because `refusing` (an SQL
-    /// condition on the liker, `$LIKER`, and the post's author, a `users` row `$AUTHOR`) holds. A refused like writes
-    /// nothing.
+    /// v20's `set_likes`, answering one more column, `blocked`: true for a toggle (a like or an unlike) it refused
+    /// because `refusing` (an SQL condition on the liker, `$LIKER`, and the post's author, a `users` row `$AUTHOR`)
+    /// holds, unless `p_any_post` (an account being deleted, or a block, takes back likes wherever they are). A
+    /// refused toggle writes nothing.
     static func setLikes(refusing condition: String) -> String {
         func refused(liker: String, author: String) -> String {
             condition.replacingOccurrences(of: "$LIKER", with: liker).replacingOccurrences(of: "$AUTHOR", with: author)
@@ -36,7 +37,7 @@ extension Schema {
         .replacingOccurrences(
             of: "WHERE post = ANY(found) ORDER BY post, usr, ord DESC",
             with: """
-                WHERE post = ANY(found) AND NOT (liked AND EXISTS (
+                WHERE post = ANY(found) AND NOT (NOT p_any_post AND EXISTS (
                       SELECT 1 FROM posts bp JOIN users ba ON ba.id = bp.author_id WHERE bp.id = post
                         AND \(refused(liker: "usr", author: "ba"))))
                     ORDER BY post, usr, ord DESC
@@ -46,7 +47,7 @@ extension Schema {
             of: "r.author_id, r.hide_like_count FROM r ORDER BY r.ord;",
             with: """
                 r.author_id, r.hide_like_count,
-                    r.liked AND EXISTS (SELECT 1 FROM users ra WHERE ra.id = r.author_id
+                    NOT p_any_post AND EXISTS (SELECT 1 FROM users ra WHERE ra.id = r.author_id
                       AND \(refused(liker: "r.usr", author: "ra"))) FROM r ORDER BY r.ord;
                 """)
     }
