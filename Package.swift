@@ -45,7 +45,10 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio", condition: .when(platforms: [.linux])),
             ]
         ),
-        .target(name: "MakestagramStore", dependencies: ["MakestagramAPI"]),
+        .target(
+            name: "MakestagramStore",
+            dependencies: ["MakestagramAPI", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "MakestagramStoreSQLite",
             dependencies: ["MakestagramStore", .product(name: "GRDB", package: "GRDB.swift")]

@@ -82,6 +82,11 @@ final class ChangeStream: Sendable {
             hidden[id] = username
         }
         caches.hiddenUsers.replaceAll(hidden)
+        var privateUsers = Set<Int64>()
+        for row in try await query("SELECT id FROM users WHERE is_private") {
+            privateUsers.insert(try row.decode(Int64.self))
+        }
+        caches.privateUsers.replaceAll(privateUsers)
         state.withLock {
             $0.watermark = watermark
             $0.lastRead = .now

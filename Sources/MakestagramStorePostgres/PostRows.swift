@@ -16,17 +16,19 @@ enum PostRows {
               p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
               u.id, u.username, u.display_name, u.avatar_file,
               EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = \(sql.bind(viewer))),
-              p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count
+              p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count, u.is_private
             """)
     }
 
     /// Decodes a row selected with ``columns(_:viewer:)``, leaving the `hidden` users (``HiddenUsers``) out of its
-    /// likers; answers with it whether the post is an album (more than one photo).
-    static func post(_ row: PostgresRow, hiding hidden: Set<String>) throws -> (post: Post, isAlbum: Bool) {
+    /// likers; answers with it whether the post is an album (more than one photo) and its author's account private.
+    static func post(_ row: PostgresRow, hiding hidden: Set<String>) throws -> (
+        post: Post, isAlbum: Bool, isPrivate: Bool
+    ) {
         let columns = try row.decode(
             (
                 Int64, Double, String, Int, Int, String, Int, Int, String, Int, Int, Int, Int, Int64, Int64, String,
-                String, String?, Bool, String, Double?, Bool, String?, String?, Int
+                String, String?, Bool, String, Double?, Bool, String?, String?, Int, Bool
             ).self)
         let post = Post(
             id: columns.0,
@@ -46,7 +48,7 @@ enum PostRows {
             likers: MakestagramStore.likerNames(columns.19, hiding: hidden),
             version: columns.13,
             editedAt: columns.20.map(Date.init(timeIntervalSince1970:)), likeCountHidden: columns.21)
-        return (post, columns.24 > 1)
+        return (post, columns.24 > 1, columns.25)
     }
 
     /// Columns of an album's photo after the first (`post_photos`).
@@ -132,7 +134,8 @@ enum PostRows {
 
     /// The posts among `ids` that exist, in no particular order.
     static func posts(
-        _ connection: PostgresConnection, ids: [Int64], viewer: Int64, hiding hidden: Set<String>, logger: Logger
+        _ connection: PostgresConnection, ids: [Int64], viewer: Int64, hiding hidden: Set<String>,
+        signing: MediaSigning, logger: Logger
     ) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         var sql = SQL()
@@ -143,9 +146,12 @@ enum PostRows {
         sql.append(" AND " + Visibility.readable(viewer: String(viewer), author: "u"))
         var posts: [Post] = []
         var albums: [Int64] = []
+        var guarded = Set<Int64>()
         for try await row in try await connection.query(sql.query, logger: logger) {
-            let (post, isAlbum) = try post(row, hiding: hidden)
+            let (post, isAlbum, isPrivate) = try post(row, hiding: hidden)
             if isAlbum { albums.append(post.id) }
+            // A private account's photos are served only at signed URLs (MediaSigning).
+            if isPrivate { guarded.insert(post.id) }
             posts.append(post)
         }
         if !albums.isEmpty {
@@ -154,7 +160,8 @@ enum PostRows {
                 if let photos = more[posts[index].id] { posts[index].photos += photos.map(\.image) }
             }
         }
-        return try await withRecentComments(connection, posts, hiding: hidden, logger: logger)
+        let complete = try await withRecentComments(connection, posts, hiding: hidden, logger: logger)
+        return guarded.isEmpty ? complete : complete.map { guarded.contains($0.id) ? signing.signed($0) : $0 }
     }
 
     /// One page of a newest-first post list: each post's ID, version and whether the viewer liked it.
@@ -194,13 +201,14 @@ enum PostRows {
     /// was listed leaves the page.
     static func complete(
         _ connection: PostgresConnection, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts,
-        hiding hidden: () async throws -> Set<String>, logger: Logger
+        hiding hidden: () async throws -> Set<String>, signing: MediaSigning, logger: Logger
     ) async throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
         return page.completed(
             missing: missing,
-            full: try await posts(connection, ids: missing, viewer: viewer, hiding: try await hidden(), logger: logger))
+            full: try await posts(
+                connection, ids: missing, viewer: viewer, hiding: try await hidden(), signing: signing, logger: logger))
     }
 
     /// Reads a simple keyset page. `sql` selects the item's columns and then, last, the page key `key`; it ends in

@@ -8,14 +8,14 @@ extension PostgresStore {
         try await read { [logger] connection in
             var sql = SQL(
                 """
-                SELECT g.group_key, g.kind, g.size, g.unread, p.id, p.thumb_file, g.newest_id
-                FROM activity_groups g LEFT JOIN posts p ON p.id = g.post_id
+                SELECT g.group_key, g.kind, g.size, g.unread, p.id, p.thumb_file, pa.is_private, g.newest_id
+                FROM activity_groups g LEFT JOIN posts p ON p.id = g.post_id LEFT JOIN users pa ON pa.id = p.author_id
                 """)
             sql.append(" WHERE g.recipient_id = \(sql.bind(userID))")
             let groups = try await PostRows.page(
                 connection, sql, key: "g.newest_id", descending: true, page: page, logger: logger
             ) { row in
-                try row.decode((String, String, Int, Int, Int64?, String?, Int64).self)
+                try row.decode((String, String, Int, Int, Int64?, String?, Bool?, Int64).self)
             }
             guard !groups.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
             // The newest actors of every group on the page, in one statement.
@@ -42,13 +42,17 @@ extension PostgresStore {
                 actors[key, default: []].append((id, at, commentID, text, user))
             }
             let items = groups.items.compactMap { group -> ActivityGroup? in
-                let (key, kind, size, unread, postID, thumb, _) = group
+                let (key, kind, size, unread, postID, thumb, guarded, _) = group
                 guard let rows = actors[key], let newest = rows.first, let kind = ActivityGroup.Kind(rawValue: kind)
                 else { return nil }
                 return ActivityGroup(
                     id: key, kind: kind, actors: rows.map(\.user), actorCount: size,
                     post: postID.flatMap { id in
-                        thumb.map { ActivityPost(id: id, thumbnailURL: MediaPath.url(for: $0)) }
+                        thumb.map {
+                            ActivityPost(
+                                id: id,
+                                thumbnailURL: guarded == true ? self.mediaSigning.url(for: $0) : MediaPath.url(for: $0))
+                        }
                     },
                     comment: newest.commentID.flatMap { id in newest.text.map { ActivityComment(id: id, text: $0) } },
                     createdAt: Date(timeIntervalSince1970: newest.at), unread: unread > 0, latestId: newest.id)

@@ -96,8 +96,8 @@ extension PostgresStore {
             }
             guard !photos.isEmpty else { throw StoreError.notFound("media") }
             return try await Self.insertPost(
-                connection, NewPost(authorID: userID, caption: caption, photos: photos), changes: changes,
-                logger: logger)
+                connection, NewPost(authorID: userID, caption: caption, photos: photos), signing: self.mediaSigning,
+                changes: changes, logger: logger)
         }
     }
 }

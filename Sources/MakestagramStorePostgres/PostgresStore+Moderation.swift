@@ -65,8 +65,11 @@ extension PostgresStore {
             if hasMore { waiting.removeLast() }
             let ids = waiting.map(\.post)
             let posts = Dictionary(
-                try await PostRows.posts(connection, ids: ids, viewer: viewer, hiding: self.hiddenNames, logger: logger)
-                    .map { ($0.id, $0) },
+                try await PostRows.posts(
+                    connection, ids: ids, viewer: viewer, hiding: self.hiddenNames, signing: self.mediaSigning,
+                    logger: logger
+                )
+                .map { ($0.id, $0) },
                 uniquingKeysWith: { first, _ in first })
             var reports: [Int64: [PostReport]] = [:]
             let rows = try await connection.query(
@@ -188,23 +191,38 @@ extension PostgresStore {
 
     public var hiddenUsers: HiddenUsersSummary { caches.hiddenUsers.summary }
 
+    public func privateUsersMedia() async throws -> Set<String> {
+        try await files(Self.postFiles(of: "u.is_private"))
+    }
+
     public func hiddenUsersMedia() async throws -> Set<String> {
-        try await read { [logger] connection in
-            var files = Set<String>()
-            let rows = try await connection.query(
-                """
-                SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id
-                WHERE u.status <> 'active'
-                UNION ALL
-                SELECT pp.full_file, pp.thumb_file, pp.variants
-                FROM users u JOIN posts p ON p.author_id = u.id JOIN post_photos pp ON pp.post_id = p.id
-                WHERE u.status <> 'active'
+        try await files(
+            Self.postFiles(of: "u.status <> 'active'") + """
+
                 UNION ALL
                 SELECT m.full_file, m.thumb_file, m.variants FROM users u JOIN media_uploads m ON m.user_id = u.id
                 WHERE u.status <> 'active'
                 UNION ALL
                 SELECT avatar_file, avatar_large_file, NULL FROM users WHERE status <> 'active'
-                """, logger: logger)
+                """)
+    }
+
+    /// A statement of the files of the posts (every photo: `full_file, thumb_file, variants`) of the users `u` for whom
+    /// `condition` holds.
+    static func postFiles(of condition: String) -> String {
+        """
+        SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id WHERE \(condition)
+        UNION ALL
+        SELECT pp.full_file, pp.thumb_file, pp.variants
+        FROM users u JOIN posts p ON p.author_id = u.id JOIN post_photos pp ON pp.post_id = p.id WHERE \(condition)
+        """
+    }
+
+    /// The file names the rows of `sql` (`first, second, variants`) name.
+    private func files(_ sql: String) async throws -> Set<String> {
+        try await read { [logger] connection in
+            var files = Set<String>()
+            let rows = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
             for try await (first, second, variants) in rows.decode((String?, String?, String?).self) {
                 for name in [first, second].compactMap({ $0 }) { files.insert(name) }
                 for variant in StoredVariant.variants(column: variants) { files.insert(variant.fileName) }

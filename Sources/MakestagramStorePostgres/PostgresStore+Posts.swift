@@ -5,9 +5,12 @@ import PostgresNIO
 
 extension PostgresStore {
     static func post(
-        _ connection: PostgresConnection, id: Int64, viewer: Int64, hiding hidden: Set<String>, logger: Logger
+        _ connection: PostgresConnection, id: Int64, viewer: Int64, hiding hidden: Set<String>,
+        signing: MediaSigning, logger: Logger
     ) async throws -> Post? {
-        try await PostRows.posts(connection, ids: [id], viewer: viewer, hiding: hidden, logger: logger).first
+        try await PostRows.posts(
+            connection, ids: [id], viewer: viewer, hiding: hidden, signing: signing, logger: logger
+        ).first
     }
 
     /// Everyone whose home timeline holds the post.
@@ -23,12 +26,14 @@ extension PostgresStore {
 
     public func createPost(_ post: NewPost) async throws -> Post {
         try await write { [logger] connection, changes in
-            try await Self.insertPost(connection, post, changes: changes, logger: logger)
+            try await Self.insertPost(connection, post, signing: self.mediaSigning, changes: changes, logger: logger)
         }
     }
 
     /// Inserts a post inside the current transaction and publishes it.
-    static func insertPost(_ connection: PostgresConnection, _ post: NewPost, changes: Changes, logger: Logger)
+    static func insertPost(
+        _ connection: PostgresConnection, _ post: NewPost, signing: MediaSigning, changes: Changes, logger: Logger
+    )
         async throws -> Post
     {
         let rows = try await connection.query(
@@ -55,7 +60,9 @@ extension PostgresStore {
         }
         try await file(connection, postID: id, caption: post.caption, logger: logger)
         // A new post has no likers to hide.
-        guard let created = try await self.post(connection, id: id, viewer: post.authorID, hiding: [], logger: logger)
+        guard
+            let created = try await self.post(
+                connection, id: id, viewer: post.authorID, hiding: [], signing: signing, logger: logger)
         else {
             throw StoreError.notFound("post")
         }
@@ -68,7 +75,7 @@ extension PostgresStore {
         try await read { [logger] connection in
             try await Self.post(
                 connection, id: id, viewer: viewer,
-                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning, logger: logger)
         }
     }
 
@@ -77,7 +84,7 @@ extension PostgresStore {
         return try await read { [logger] connection in
             try await PostRows.posts(
                 connection, ids: ids, viewer: viewer,
-                hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning, logger: logger)
         }
     }
 
@@ -102,7 +109,8 @@ extension PostgresStore {
             guard
                 let post = try await Self.post(
                     connection, id: postID, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
+                    logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -147,7 +155,8 @@ extension PostgresStore {
             guard
                 let post = try await Self.post(
                     connection, id: postID, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
+                    logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -177,7 +186,8 @@ extension PostgresStore {
             guard
                 let post = try await Self.post(
                     connection, id: postID, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger)
+                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
+                    logger: logger)
             else {
                 throw StoreError.notFound("post")
             }
@@ -269,7 +279,8 @@ extension PostgresStore {
             return try await read { [logger] connection in
                 try await PostRows.complete(
                     connection, listed, viewer: viewer, known: known,
-                    hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
+                    hiding: { try await self.hiddenNames(connection, for: viewer) }, signing: self.mediaSigning,
+                    logger: logger)
             }
         case .fromDatabase(let plan):
             return try await read { [logger] connection in
@@ -278,7 +289,8 @@ extension PostgresStore {
                 }
                 return try await PostRows.complete(
                     connection, listed, viewer: viewer, known: known,
-                    hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
+                    hiding: { try await self.hiddenNames(connection, for: viewer) }, signing: self.mediaSigning,
+                    logger: logger)
             }
         }
     }
@@ -307,12 +319,22 @@ extension PostgresStore {
             case .blocking: return PageResult(items: [], nextKey: nil)
             case nil: break
             }
+            // A private account's posts are listed only to its owner and accepted followers (the list is answered
+            // from rendered JSON without reading each post, so the rule is asked here, once).
+            let readable = try await connection.query(
+                """
+                SELECT \(unescaped: Visibility.readable(viewer: String(viewer), author: "u")) FROM users u
+                WHERE u.id = \(author)
+                """, logger: logger
+            ).collect()
+            guard try readable.first?.decode(Bool.self) == true else { return PageResult(items: [], nextKey: nil) }
             let listed = try await PostRows.list(
                 connection, from: "posts p", filter: { "p.author_id = \($0.bind(author))" }, key: "p.id",
                 viewer: viewer, page: page, logger: logger)
             return try await PostRows.complete(
                 connection, listed, viewer: viewer, known: known,
-                hiding: { try await self.hiddenNames(connection, for: viewer) }, logger: logger)
+                hiding: { try await self.hiddenNames(connection, for: viewer) }, signing: self.mediaSigning,
+                logger: logger)
         }
     }
 }

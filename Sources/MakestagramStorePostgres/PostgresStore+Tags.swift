@@ -26,7 +26,8 @@ extension PostgresStore {
             let posts = Dictionary(
                 try await PostRows.posts(
                     connection, ids: ids.items, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), logger: logger
+                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
+                    logger: logger
                 ).map {
                     ($0.id, $0)
                 },

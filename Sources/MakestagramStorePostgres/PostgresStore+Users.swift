@@ -369,6 +369,10 @@ extension PostgresStore {
                 """, logger: logger
             ).collect()
             if !changed.isEmpty {
+                // The photos' URLs change (signed, or plain again): every post is a new version, for every cache
+                // and screen that holds one to read it again.
+                try await connection.query(
+                    "UPDATE posts SET version = version + 1 WHERE author_id = \(userID)", logger: logger)
                 if !isPrivate {
                     // Public again: everyone who asked follows now.
                     var requesters: [Int64] = []

@@ -46,6 +46,7 @@ public final class PostgresStore: Store, Service {
             _ = try await store.read { connection in try await connection.query("SELECT 1", logger: logger) }
             try await store.mapErrors { try await Schema.migrate(store.client, logger: logger) }
             try await store.fillSearchKeys()
+            try await store.loadMediaKey()
             try await store.stream.start()
         } catch {
             store.close()
@@ -72,6 +73,23 @@ public final class PostgresStore: Store, Service {
         stream = ChangeStream(
             client: client, caches: caches, events: events, options: options,
             logger: logger)
+    }
+
+    /// Reads the key of private accounts' photo URLs, which the first instance to open the database makes.
+    private func loadMediaKey() async throws {
+        let key = try await read { [logger] connection in
+            try await connection.query(
+                """
+                INSERT INTO server_keys (name, value) VALUES ('media', \(MediaSigning.newKey()))
+                ON CONFLICT (name) DO NOTHING
+                """, logger: logger)
+            let rows = try await connection.query(
+                "SELECT value FROM server_keys WHERE name = 'media'", logger: logger
+            ).collect()
+            return Array(try rows.first?.decode(Data.self) ?? Data())
+        }
+        guard key.count >= 32 else { throw StoreError.database("the media key is missing or short") }
+        caches.useMediaKey(key)
     }
 
     /// Returns once the connection pool runs (leasing before would log a warning).
@@ -210,6 +228,11 @@ public final class PostgresStore: Store, Service {
     /// ASCII letters fold, as SQLite's NOCASE does (a Kelvin sign must not find `kate`).
     /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
     var hiddenNames: Set<String> { caches.hiddenUsers.names }
+
+    /// The signer of private accounts' photo URLs (``MediaSigning``).
+    public var mediaSigning: MediaSigning { caches.mediaSigning }
+
+    public var privateUsers: HiddenUsersSummary { caches.privateUsers.summary }
 
     /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
     func hiddenNames(_ connection: PostgresConnection, for viewer: Int64) async throws -> Set<String> {

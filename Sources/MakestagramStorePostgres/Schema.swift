@@ -38,6 +38,7 @@ enum Schema {
         ("v23 mutes", v23),
         ("v24 blocks", v24),
         ("v25 private accounts and follow requests", v25),
+        ("v26 server keys", v26),
     ]
 
     static let v1 = """

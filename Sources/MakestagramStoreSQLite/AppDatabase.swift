@@ -56,6 +56,16 @@ public struct AppDatabase: Sendable {
                 .map { (id: $0["id"] as Int64, username: $0["username"] as String) }
         }
         caches.hiddenUsers.replaceAll(Dictionary(hidden, uniquingKeysWith: { first, _ in first }))
+        caches.privateUsers.replaceAll(
+            Set(try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM users WHERE is_private = 1") }))
+        let key = try writer.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO server_keys (name, value) VALUES ('media', ?)",
+                arguments: [MediaSigning.newKey()])
+            return try Data.fetchOne(db, sql: "SELECT value FROM server_keys WHERE name = 'media'") ?? Data()
+        }
+        guard key.count >= 32 else { throw StoreError.database("the media key is missing or short") }
+        caches.useMediaKey(Array(key))
         writer.add(transactionObserver: commitActions, extent: .observerLifetime)
     }
 
@@ -83,6 +93,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v19 mutes", migrate: Schema.v19)
         migrator.registerMigration("v20 blocks", migrate: Schema.v20)
         migrator.registerMigration("v21 private accounts and follow requests", migrate: Schema.v21)
+        migrator.registerMigration("v22 server keys", migrate: Schema.v22)
         return migrator
     }
 }

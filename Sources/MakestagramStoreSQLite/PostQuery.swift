@@ -13,7 +13,7 @@ enum PostQuery {
         p.thumb_file, p.thumb_width, p.thumb_height, p.like_count, p.comment_count, p.version,
         u.id AS author_id, u.username, u.display_name, u.avatar_file,
         EXISTS (SELECT 1 FROM likes vl WHERE vl.post_id = p.id AND vl.user_id = :viewer) AS viewer_liked,
-        p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count
+        p.likers_preview, p.edited_at, p.hide_like_count, p.variants, p.alt_text, p.photo_count, u.is_private
         """
 
     /// Decodes a row selected with ``columns`` (by position: this runs for every post of every page), leaving the
@@ -87,15 +87,21 @@ enum PostQuery {
     }
 
     /// Reads the posts `rows` select (``columns``), with every photo and the newest comments.
-    static func complete(_ db: Database, rows: RowCursor, hiding hidden: Set<String>) throws -> [Post] {
+    static func complete(_ db: Database, rows: RowCursor, hiding hidden: Set<String>, signing: MediaSigning) throws
+        -> [Post]
+    {
         var posts: [Post] = []
         var albums = Set<Int64>()
+        var guarded = Set<Int64>()
         while let row = try rows.next() {
             let post = post(row, hiding: hidden)
             if isAlbum(row) { albums.insert(post.id) }
+            // A private account's photos are served only at signed URLs (MediaSigning).
+            if row[25] as Bool { guarded.insert(post.id) }
             posts.append(post)
         }
-        return try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums), hiding: hidden)
+        let complete = try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums), hiding: hidden)
+        return guarded.isEmpty ? complete : complete.map { guarded.contains($0.id) ? signing.signed($0) : $0 }
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan
@@ -137,7 +143,9 @@ enum PostQuery {
     }
 
     /// The posts among `ids` that exist, in no particular order: one statement however many there are.
-    static func posts(_ db: Database, ids: [Int64], viewer: Int64, hiding hidden: Set<String>) throws -> [Post] {
+    static func posts(
+        _ db: Database, ids: [Int64], viewer: Int64, hiding hidden: Set<String>, signing: MediaSigning
+    ) throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
         let rows = try Row.fetchCursor(
@@ -148,7 +156,7 @@ enum PostQuery {
                       AND \(Visibility.readable(viewer: ":viewer", author: "u"))
                     """),
             arguments: ["ids": list, "viewer": viewer])
-        return try complete(db, rows: rows, hiding: hidden)
+        return try complete(db, rows: rows, hiding: hidden, signing: signing)
     }
 
     /// Lists one page of a newest-first post list: each post's ID, version and whether the viewer liked it. The
@@ -200,11 +208,12 @@ enum PostQuery {
     /// (when the list came from memory) leaves the page.
     static func complete(
         _ db: Database, _ page: PageResult<ListedPost>, viewer: Int64, known: KnownPosts,
-        hiding hidden: @autoclosure () throws -> Set<String>
+        hiding hidden: @autoclosure () throws -> Set<String>, signing: MediaSigning
     ) throws -> PageResult<ListedPost> {
         let missing = page.missing(known)
         guard !missing.isEmpty else { return page }
-        return page.completed(missing: missing, full: try posts(db, ids: missing, viewer: viewer, hiding: hidden()))
+        return page.completed(
+            missing: missing, full: try posts(db, ids: missing, viewer: viewer, hiding: hidden(), signing: signing))
     }
 }
 

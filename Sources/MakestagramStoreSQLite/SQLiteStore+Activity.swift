@@ -10,15 +10,17 @@ extension SQLiteStore {
                 db,
                 sql: { condition in
                     """
-                    SELECT g.newest_id AS page_key, g.group_key, g.kind, g.size, g.unread, p.id, p.thumb_file
-                    FROM activity_groups g LEFT JOIN posts p ON p.id = g.post_id
+                    SELECT g.newest_id AS page_key, g.group_key, g.kind, g.size, g.unread, p.id, p.thumb_file,
+                      pa.is_private
+                    FROM activity_groups g LEFT JOIN posts p ON p.id = g.post_id LEFT JOIN users pa ON pa.id = p.author_id
                     WHERE g.recipient_id = :user AND \(condition) ORDER BY g.newest_id DESC LIMIT :limit
                     """
                 }, arguments: ["user": userID], key: "g.newest_id", descending: true, page: page,
                 decode: { row in
                     (
                         key: row["group_key"] as String, kind: row["kind"] as String, size: row["size"] as Int,
-                        unread: row["unread"] as Int, postID: row["id"] as Int64?, thumb: row["thumb_file"] as String?
+                        unread: row["unread"] as Int, postID: row["id"] as Int64?, thumb: row["thumb_file"] as String?,
+                        guarded: (row["is_private"] as Bool?) ?? false
                     )
                 })
             let actors = try db.cachedStatement(
@@ -41,7 +43,11 @@ extension SQLiteStore {
                     ActivityGroup(
                         id: key, kind: kind, actors: rows.map(PostQuery.author), actorCount: group.size,
                         post: postID.flatMap { id in
-                            thumb.map { ActivityPost(id: id, thumbnailURL: MediaPath.url(for: $0)) }
+                            thumb.map {
+                                ActivityPost(
+                                    id: id,
+                                    thumbnailURL: group.guarded ? mediaSigning.url(for: $0) : MediaPath.url(for: $0))
+                            }
                         },
                         comment: commentID.flatMap { id in text.map { ActivityComment(id: id, text: $0) } },
                         createdAt: Date(timeIntervalSince1970: newest["created_at"]), unread: group.unread > 0,

@@ -63,7 +63,9 @@ extension SQLiteStore {
             if hasMore { waiting.removeLast() }
             let ids: [Int64] = waiting.map { $0["post_id"] }
             let posts = Dictionary(
-                try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames).map { ($0.id, $0) },
+                try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames, signing: mediaSigning).map {
+                    ($0.id, $0)
+                },
                 uniquingKeysWith: { a, _ in a })
             var reports: [Int64: [PostReport]] = [:]
             let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
@@ -175,29 +177,44 @@ extension SQLiteStore {
 
     public var hiddenUsers: HiddenUsersSummary { database.caches.hiddenUsers.summary }
 
+    public func privateUsersMedia() async throws -> Set<String> {
+        try await read { db in try Self.files(db, Self.postFiles(of: "u.is_private = 1")) }
+    }
+
     public func hiddenUsersMedia() async throws -> Set<String> {
         try await read { db in
-            var files = Set<String>()
-            let rows = try Row.fetchCursor(
+            try Self.files(
                 db,
-                sql: """
-                    SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id
-                    WHERE u.status <> 'active'
-                    UNION ALL
-                    SELECT pp.full_file, pp.thumb_file, pp.variants
-                    FROM users u JOIN posts p ON p.author_id = u.id JOIN post_photos pp ON pp.post_id = p.id
-                    WHERE u.status <> 'active'
+                Self.postFiles(of: "u.status <> 'active'") + """
+
                     UNION ALL
                     SELECT m.full_file, m.thumb_file, m.variants FROM users u JOIN media_uploads m ON m.user_id = u.id
                     WHERE u.status <> 'active'
                     UNION ALL
                     SELECT avatar_file, avatar_large_file, NULL FROM users WHERE status <> 'active'
                     """)
-            while let row = try rows.next() {
-                for column in 0...1 { if let name: String = row[column] { files.insert(name) } }
-                for variant in StoredVariant.variants(column: row[2]) { files.insert(variant.fileName) }
-            }
-            return files
         }
+    }
+
+    /// A statement of the files of the posts (every photo: `full_file, thumb_file, variants`) of the users `u` for whom
+    /// `condition` holds.
+    static func postFiles(of condition: String) -> String {
+        """
+        SELECT p.full_file, p.thumb_file, p.variants FROM users u JOIN posts p ON p.author_id = u.id WHERE \(condition)
+        UNION ALL
+        SELECT pp.full_file, pp.thumb_file, pp.variants
+        FROM users u JOIN posts p ON p.author_id = u.id JOIN post_photos pp ON pp.post_id = p.id WHERE \(condition)
+        """
+    }
+
+    /// The file names the rows of `sql` (`first, second, variants`) name.
+    static func files(_ db: Database, _ sql: String) throws -> Set<String> {
+        var files = Set<String>()
+        let rows = try Row.fetchCursor(db, sql: sql)
+        while let row = try rows.next() {
+            for column in 0...1 { if let name: String = row[column] { files.insert(name) } }
+            for variant in StoredVariant.variants(column: row[2]) { files.insert(variant.fileName) }
+        }
+        return files
     }
 }

@@ -4,7 +4,9 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
-    static func post(_ db: Database, id: Int64, viewer: Int64, hiding hidden: Set<String>) throws -> Post? {
+    static func post(_ db: Database, id: Int64, viewer: Int64, hiding hidden: Set<String>, signing: MediaSigning)
+        throws -> Post?
+    {
         let rows = try Row.fetchCursor(
             db.cachedStatement(
                 sql: """
@@ -12,7 +14,7 @@ extension SQLiteStore {
                     WHERE p.id = :id AND \(Visibility.readable(viewer: ":viewer", author: "u"))
                     """),
             arguments: ["id": id, "viewer": viewer])
-        return try PostQuery.complete(db, rows: rows, hiding: hidden).first
+        return try PostQuery.complete(db, rows: rows, hiding: hidden, signing: signing).first
     }
 
     public func createPost(_ post: NewPost) async throws -> Post {
@@ -49,7 +51,8 @@ extension SQLiteStore {
                 ])
         }
         try Self.file(db, postID: id, caption: post.caption)
-        guard let created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames) else {
+        guard let created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames, signing: mediaSigning)
+        else {
             throw StoreError.notFound("post")
         }
         let audience = try Self.audience(db, postID: created.id)
@@ -63,14 +66,17 @@ extension SQLiteStore {
     }
 
     public func post(id: Int64, viewer: Int64) async throws -> Post? {
-        try await read { db in try Self.post(db, id: id, viewer: viewer, hiding: hiddenNames(db, for: viewer)) }
+        try await read { db in
+            try Self.post(db, id: id, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
+        }
     }
 
     public func posts(ids: [Int64], viewer: Int64) async throws -> [Post] {
         guard !ids.isEmpty else { return [] }
         // One statement for the whole list: a subscription of 500 posts costs one query, not 500.
         return try await read { db in
-            try PostQuery.posts(db, ids: ids, viewer: viewer, hiding: hiddenNames(db, for: viewer))
+            try PostQuery.posts(
+                db, ids: ids, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
         }
     }
 
@@ -88,7 +94,10 @@ extension SQLiteStore {
                     arguments: [caption, Self.now, postID])
                 try Self.file(db, postID: postID, caption: caption)
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
+            guard
+                let post = try Self.post(
+                    db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
+            else {
                 throw StoreError.notFound("post")
             }
             if changed, let editedAt = post.editedAt {
@@ -127,7 +136,10 @@ extension SQLiteStore {
                         """,
                     arguments: [altText, postID, photo])
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
+            guard
+                let post = try Self.post(
+                    db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
+            else {
                 throw StoreError.notFound("post")
             }
             if changed { try publishOnCommit(db, .imageChanged(postID: postID, version: post.version)) }
@@ -174,7 +186,10 @@ extension SQLiteStore {
                     sql: "UPDATE posts SET hide_like_count = ?, version = version + 1 WHERE id = ?",
                     arguments: [hidden, postID])
             }
-            guard let post = try Self.post(db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer)) else {
+            guard
+                let post = try Self.post(
+                    db, id: postID, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
+            else {
                 throw StoreError.notFound("post")
             }
             if changed {
@@ -227,13 +242,15 @@ extension SQLiteStore {
         case .fromWindow(let listed):
             return try await read { db in
                 try PostQuery.complete(
-                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
+                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer),
+                    signing: mediaSigning)
             }
         case .fromDatabase(let plan):
             return try await read { db in
                 let listed = try cache.list(plan) { try Self.timelineList(db, viewer: viewer, page: $0) }
                 return try PostQuery.complete(
-                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
+                    db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer),
+                    signing: mediaSigning)
             }
         }
     }
@@ -256,11 +273,19 @@ extension SQLiteStore {
             case .blocking: return PageResult(items: [], nextKey: nil)
             case nil: break
             }
+            // A private account's posts are listed only to its owner and accepted followers (the list is answered
+            // from rendered JSON without reading each post, so the rule is asked here, once).
+            let readable =
+                try Bool.fetchOne(
+                    db,
+                    sql: "SELECT \(Visibility.readable(viewer: "?1", author: "u")) FROM users u WHERE u.id = ?2",
+                    arguments: [viewer, author]) ?? false
+            guard readable else { return PageResult(items: [], nextKey: nil) }
             let listed = try PostQuery.list(
                 db, from: "posts p", filter: "p.author_id = :author", key: "p.id", arguments: ["author": author],
                 viewer: viewer, page: page)
             return try PostQuery.complete(
-                db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer))
+                db, listed, viewer: viewer, known: known, hiding: hiddenNames(db, for: viewer), signing: mediaSigning)
         }
     }
 }

@@ -23,7 +23,9 @@ extension SQLiteStore {
                 }, arguments: ["tag": tag.lowercased()], key: "post_id", descending: true, page: page,
                 decode: { $0["page_key"] as Int64 })
             let posts = Dictionary(
-                try PostQuery.posts(db, ids: ids.items, viewer: viewer, hiding: hiddenNames(db, for: viewer)).map {
+                try PostQuery.posts(
+                    db, ids: ids.items, viewer: viewer, hiding: hiddenNames(db, for: viewer), signing: mediaSigning
+                ).map {
                     ($0.id, $0)
                 },
                 uniquingKeysWith: { first, _ in first })

@@ -326,6 +326,9 @@ extension SQLiteStore {
                 sql: "UPDATE users SET is_private = ? WHERE id = ? AND is_private <> ?",
                 arguments: [isPrivate, userID, isPrivate])
             if db.changesCount > 0 {
+                // The photos' URLs change (signed, or plain again): every post is a new version, for every cache
+                // and screen that holds one to read it again.
+                try db.execute(sql: "UPDATE posts SET version = version + 1 WHERE author_id = ?", arguments: [userID])
                 if !isPrivate {
                     // Public again: everyone who asked follows now.
                     let requesters = try Int64.fetchAll(

@@ -60,6 +60,11 @@ public struct SQLiteStore: Store {
     /// The users nobody may see (``HiddenUsers``), as one snapshot for a read.
     var hiddenNames: Set<String> { database.caches.hiddenUsers.names }
 
+    /// The signer of private accounts' photo URLs (``MediaSigning``).
+    public var mediaSigning: MediaSigning { database.caches.mediaSigning }
+
+    public var privateUsers: HiddenUsersSummary { database.caches.privateUsers.summary }
+
     /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
     func hiddenNames(_ db: Database, for viewer: Int64) throws -> Set<String> {
         Visibility.hiddenNames(global: hiddenNames, partners: try blockPartners(db, of: viewer))

@@ -32,6 +32,10 @@ import Testing
             #expect(try await store.post(id: mine, viewer: bob) == nil)
             #expect(try await store.posts(ids: [mine, before], viewer: bob).isEmpty)
             #expect(try await store.posts(username: "alice", viewer: bob, page: PageRequest(limit: 5))?.items == [])
+            // Not even as posts a cache holds (a list answered from rendered JSON reads no post).
+            let listed = try await store.posts(
+                username: "alice", viewer: bob, page: PageRequest(limit: 5), known: { _, _ in true })
+            #expect(listed?.items == [])
             #expect(try await store.posts(tag: "quiet", viewer: bob, page: PageRequest(limit: 5)).items.isEmpty)
             #expect(try await store.likers(postID: mine, viewer: bob, page: PageRequest(limit: 5)) == nil)
             #expect(try await store.comments(postID: mine, viewer: bob, page: PageRequest(limit: 5)) == nil)
@@ -43,7 +47,14 @@ import Testing
             }
             #expect(try await store.allTimeline(bob, pageSize: 5).isEmpty)
             // Carol, an accepted follower, and alice herself read everything.
-            #expect(try await store.post(id: mine, viewer: carol) != nil)
+            let read = try #require(try await store.post(id: mine, viewer: carol))
+            // Its photos are at signed URLs, the only ones the media routes serve its files at.
+            #expect(read.image.full.url.contains("?s=") && read.image.thumb.url.contains("?s="))
+            let file = MediaPath.fileName(ofURL: String(read.image.full.url.prefix { $0 != "?" }))
+            #expect(try await store.privateUsersMedia().contains(file))
+            #expect(!store.privateUsers.isEmpty)
+            let token = String(read.image.full.url.split(separator: "=").last ?? "")
+            #expect(store.mediaSigning.verify(file: file, token: token))
             #expect(try await store.allTimeline(carol, pageSize: 5) == [mine, before])
             #expect(try await store.posts(tag: "quiet", viewer: alice, page: PageRequest(limit: 5)).items.count == 2)
             _ = try await store.setLike(postID: mine, viewer: carol, liked: true)
@@ -96,6 +107,7 @@ import Testing
             _ = sink.take()
             let open = try await store.setPrivate(userID: alice, isPrivate: false)
             #expect(!open.isPrivate && open.followerCount == 3)
+            #expect(try await store.post(id: mine, viewer: dave)?.image.full.url.contains("?") == false)
             try await made.settle()
             #expect(sink.take().contains(.privacyChanged(user: alice, isPrivate: false)))
             #expect(try await store.profile(username: "alice", viewer: dave)?.viewerFollows == true)

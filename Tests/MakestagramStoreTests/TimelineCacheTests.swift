@@ -118,7 +118,8 @@ struct TimelineCacheTests {
         let listed = try #require(database.caches.timelines.page(PageRequest(limit: 20), in: window))
         _ = try await store.deletePost(id: posts[1], viewer: ana)
         let page = try await store.read { db in
-            try PostQuery.complete(db, listed, viewer: ana, known: { _, _ in false }, hiding: [])
+            try PostQuery.complete(
+                db, listed, viewer: ana, known: { _, _ in false }, hiding: [], signing: store.mediaSigning)
         }
         #expect(page.items.map(\.id) == [posts[2], posts[0]])
         #expect(page.items.allSatisfy { if case .post = $0 { true } else { false } })

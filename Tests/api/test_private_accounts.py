@@ -18,10 +18,19 @@ def test_a_private_account_decides_who_follows_and_reads_it(server):
         return requests.request(method, v1 + path, headers=who, timeout=30, **kwargs)
 
     assert call("PUT", "/users/privpia/follow", other).json()["viewerFollows"] is True
+    earlier = post_photo(v1, owner, "while public")
+    plain = call("GET", "/timeline", other).json()["items"][0]["image"]["full"]["url"]
+    assert "?" not in plain and requests.get(server + plain, timeout=30).status_code == 200
     switched = call("PATCH", "/me", owner, json={"isPrivate": True})
     assert switched.status_code == 200 and switched.json()["isPrivate"] is True
     assert switched.json()["followerCount"] == 1, "going private keeps the followers"
     post = post_photo(v1, owner, "for friends #privtest")
+    # The follower's timeline, read while public, is read anew: the earlier post's photo is at a signed URL now, and
+    # its plain URL is refused.
+    now = next(i for i in call("GET", "/timeline", other).json()["items"] if i["id"] == earlier["id"])
+    assert "?s=" in now["image"]["full"]["url"] and now["version"] > earlier["version"]
+    assert requests.get(server + now["image"]["full"]["url"], timeout=30).status_code == 200
+    assert requests.get(server + plain, timeout=30).status_code == 404
 
     # The owner's screen is open: the request arrives as an unread count, live.
     ticket = call("POST", "/events/tickets", owner).json()["ticket"]
@@ -47,7 +56,21 @@ def test_a_private_account_decides_who_follows_and_reads_it(server):
                          ("GET", f"/posts/{post['id']}/comments"), ("PUT", f"/posts/{post['id']}/like")):
         assert call(method, path, asker).status_code == 404, (method, path)
     assert call("GET", "/tags/privtest/posts", asker).json()["items"] == []
-    assert [p["id"] for p in call("GET", "/timeline", other).json()["items"]] == [post["id"]], "followers read it"
+    # Its photos are served only at the signed URLs its readers are given: the bare file name is not enough.
+    signed = call("GET", f"/posts/{post['id']}", other).json()["image"]["full"]["url"]
+    assert "?s=" in signed and signed == post["image"]["full"]["url"]
+    bare = signed.split("?")[0]
+    assert requests.get(server + signed, timeout=30).status_code == 200
+    assert requests.get(server + signed, timeout=30).headers["Cache-Control"].startswith("private")
+    assert requests.get(server + bare, timeout=30).status_code == 404
+    assert requests.get(server + bare + "?s=99999999-" + "0" * 32, timeout=30).status_code == 404
+    forged = signed[:-1] + ("0" if signed[-1] != "0" else "1")
+    assert requests.get(server + forged, timeout=30).status_code == 404
+    other_file = post["image"]["thumb"]["url"].split("?")[0]
+    assert requests.get(server + other_file + "?" + signed.split("?")[1], timeout=30).status_code == 404, \
+        "a signature is for one file"
+    assert [p["id"] for p in call("GET", "/timeline", other).json()["items"]] == [post["id"], earlier["id"]], \
+        "followers read it"
 
     # The request is in the owner's activity and list; the owner approves it there.
     for _ in range(100):
@@ -70,6 +93,13 @@ def test_a_private_account_decides_who_follows_and_reads_it(server):
             break
         time.sleep(0.05)
     assert "follow_request" not in kinds and "follow" in kinds
+    for _ in range(100):
+        thumbs = [g["post"]["thumbnailURL"] for g in call("GET", "/activity", owner).json()["items"] if g.get("post")]
+        if thumbs:
+            break
+        time.sleep(0.05)
+    assert thumbs and all("?s=" in url for url in thumbs), "the like's line shows the photo at its signed URL"
+    assert requests.get(server + thumbs[0], timeout=30).status_code == 200
 
     # Declined: nothing changes for the one declined but the pending mark; switching to public accepts requests.
     late = sign_up(v1, "privlou")
@@ -81,3 +111,6 @@ def test_a_private_account_decides_who_follows_and_reads_it(server):
     assert opened["isPrivate"] is False and opened["followerCount"] == 3
     assert call("GET", "/users/privpia", late).json()["viewerFollows"] is True
     assert call("GET", "/me/follow-requests", owner).json()["items"] == []
+    # Public again: the photos are everyone's, at their plain URLs.
+    plain = call("GET", f"/posts/{post['id']}", late).json()["image"]["full"]["url"]
+    assert "?" not in plain and requests.get(server + plain, timeout=30).status_code == 200

@@ -8,12 +8,16 @@ import NIOPosix
 import Synchronization
 
 /// Serves stored photos: exact type, no sniffing, cached forever (a name is never reused for other bytes). The files
-/// of users hidden from everyone (suspended, or being deleted) answer 404 like everything else of theirs.
+/// of users hidden from everyone (suspended, or being deleted) answer 404 like everything else of theirs; those of
+/// private accounts' posts are served only at URLs signed for their readers (``MediaSigning``), and answer 404
+/// without a good signature.
 struct MediaController<S: Store>: Sendable {
     let media: any MediaStorage
     let store: S
     /// The hidden users' files, for the version of who is hidden they were read at.
     private let hidden = HiddenFiles()
+    /// The private accounts' files, for the version of who is private they were read at.
+    private let guarded = HiddenFiles()
 
     final class HiddenFiles: Sendable {
         let known = Mutex<(version: UInt64, files: Set<String>)?>(nil)
@@ -37,6 +41,20 @@ struct MediaController<S: Store>: Sendable {
         return files.contains(name)
     }
 
+    /// Whether `name` is a file of a private account's post, served only at a signed URL (``MediaSigning``). Free
+    /// while no account is private; otherwise their files are read once per change of who is private or of their
+    /// files.
+    func isGuarded(_ name: String) async throws -> Bool {
+        let summary = store.privateUsers
+        guard !summary.isEmpty else { return false }
+        if let known = guarded.known.withLock({ $0 }), known.version == summary.version {
+            return known.files.contains(name)
+        }
+        let files = try await store.privateUsersMedia()
+        guarded.known.withLock { $0 = (summary.version, files) }
+        return files.contains(name)
+    }
+
     var routes: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("media/:name", use: file)
@@ -50,10 +68,17 @@ struct MediaController<S: Store>: Sendable {
         else {
             throw APIError.notFound("file")
         }
+        // A private account's photo: only at a URL signed for those who may see it, and kept by no shared cache.
+        let isGuarded = try await isGuarded(name)
+        if isGuarded {
+            guard let token = request.uri.queryParameters.get(MediaSigning.parameter),
+                store.mediaSigning.verify(file: name, token: token)
+            else { throw APIError.notFound("file") }
+        }
         let etag = "\"\(name.prefix(32))\""
         var headers: HTTPFields = [
             .contentType: ImageVariant.mediaType(ofFile: name),
-            .cacheControl: "public, max-age=31536000, immutable",
+            .cacheControl: isGuarded ? "private, max-age=86400" : "public, max-age=31536000, immutable",
             .eTag: etag,
         ]
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"

@@ -1,3 +1,4 @@
+import Foundation
 import MakestagramAPI
 import Synchronization
 
@@ -19,6 +20,11 @@ package final class StoreCaches: Sendable {
     package let hiddenUsers = HiddenUsers()
     /// Whom each user recently seen blocks or is blocked by.
     package let blockPartners = BlockPartners()
+    /// The private accounts; loaded by the store when it opens.
+    package let privateUsers = PrivateUsers()
+    /// The key of the signed URLs of private accounts' photos, read from the database by the store when it opens
+    /// (until then, one of this process's own).
+    private let signing = Mutex(MediaSigning(key: MediaSigning.newKey()))
 
     /// Until when (nanoseconds of the continuous clock since ``start``) the caches may answer: a store whose changes
     /// come from elsewhere (PostgreSQL's change stream) renews it on every read of the stream, so that an instance
@@ -34,7 +40,20 @@ package final class StoreCaches: Sendable {
     /// avatar, shown on their posts and comments), or when changes may have been missed: JSON rendered at an older
     /// epoch is out of date.
     package var renderEpoch: UInt64 {
-        renderEpochValue.load(ordering: .acquiring)
+        // The day is part of it: JSON carries signed URLs (``MediaSigning``), good for days counted from the day
+        // they were made, so no JSON is kept past the day it was rendered on. The value grows with both.
+        renderEpochValue.load(ordering: .acquiring) &* 1_000_003
+            &+ UInt64(max(0, MediaSigning.day(Date())) % 1_000_003)
+    }
+
+    /// The signer of private accounts' photo URLs.
+    package var mediaSigning: MediaSigning {
+        signing.withLock { $0 }
+    }
+
+    /// Uses the key the database holds (shared by every instance).
+    package func useMediaKey(_ key: [UInt8]) {
+        signing.withLock { $0 = MediaSigning(key: Data(key)) }
     }
 
     /// Whether lookups may be answered from memory now.
@@ -69,10 +88,15 @@ package final class StoreCaches: Sendable {
         case .commentCreated(let comment, _, _):
             timelines.postChanged(comment.postId)
         case .commentDeleted(_, let postID, _, _), .captionEdited(let postID, _, _, _),
-            .likeCountHiddenChanged(let postID, _, _, _, _), .imageChanged(let postID, _):
+            .likeCountHiddenChanged(let postID, _, _, _, _):
             timelines.postChanged(postID)
+        case .imageChanged(let postID, _):
+            timelines.postChanged(postID)
+            // New renditions may be a private account's files.
+            if !privateUsers.summary.isEmpty { privateUsers.changed() }
         case .postCreated(let post, let audience):
             timelines.postCreated(post.id, audience: audience)
+            if privateUsers.contains(post.author.id) { privateUsers.changed() }
         case .postDeleted(let postID, _, let audience):
             timelines.postDeleted(postID, audience: audience)
         case .sessionEnded(let tokenHash):
@@ -98,10 +122,17 @@ package final class StoreCaches: Sendable {
             sessions.remove { $0.user.id == user }
             timelines.removeAll()
             renderEpochValue.add(1, ordering: .releasing)
-        case .followRequestChanged, .privacyChanged:
-            // No cache holds requests; a privacy switch changes who may read posts, which every read asks the
-            // database (home timelines hold only followers' rows, and an accepted follow is its own change).
+        case .followRequestChanged:
+            // No cache holds requests.
             return
+        case .privacyChanged(let user, let isPrivate):
+            // Who may read the posts is asked of the database at every read (home timelines hold only followers'
+            // rows, and an accepted follow is its own change); the media routes learn which files to guard. The
+            // posts' photo URLs changed (signed, or plain again) with a new version each: rare, so the timeline
+            // windows holding their versions go, and rendered posts are rendered again.
+            privateUsers.set(user, isPrivate: isPrivate)
+            timelines.removeAll()
+            renderEpochValue.add(1, ordering: .releasing)
         case .activityChanged:
             // No cache holds activity: every page and count is read from the store.
             return

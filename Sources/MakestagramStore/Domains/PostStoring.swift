@@ -60,6 +60,13 @@ public protocol PostStoring: Sendable {
     /// Forgets a photo the user uploaded and has not posted; answers its files for removal. Throws
     /// `notFound("media")` when there is no such upload of theirs.
     func deleteMediaUpload(id: Int64, userID: Int64) async throws -> [String]
+    /// The signer of the URLs of private accounts' photos, under the key every instance shares.
+    var mediaSigning: MediaSigning { get }
+    /// Whether any account is private, and a number that grows whenever their files may have changed.
+    var privateUsers: HiddenUsersSummary { get }
+    /// The files of private accounts' posts (every photo and rendition): served only at signed URLs.
+    func privateUsersMedia() async throws -> Set<String>
+
     /// Posts the photos the user uploaded ahead (at least one, distinct), in the order of `ids`, with `caption`, and
     /// forgets the uploads, in one transaction. Throws `notFound("media")` when one is not an upload of theirs.
     func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post

@@ -399,6 +399,7 @@ function editProfile(profile, edited) {
           save.disabled = true;
           error.textContent = "";
           try {
+            const wasPrivate = !!profile.isPrivate;
             edited(
               await api.patch("/me", {
                 displayName: name.value.trim(),
@@ -409,6 +410,11 @@ function editProfile(profile, edited) {
             );
             close();
             toast("Profile saved");
+            if (wasPrivate !== privateAccount.checked) {
+              // A private account's photos are at signed URLs, a public one's at plain ones: show them anew.
+              store.followsChanged();
+              if (!stopped) navigate(location.pathname, { replace: true });
+            }
           } catch (problem) {
             error.textContent = problem.message;
             save.disabled = false;
