@@ -29,9 +29,10 @@ public enum StoreEvent: Sendable, Equatable {
     /// `muter` muted (`muting`) or unmuted `muted`: the muter's home timeline changed, and the muted user's activity
     /// leaves (or comes back to) the muter's list. The muted user is not told.
     case muteChanged(muter: Int64, muted: Int64, muting: Bool)
-    /// `blocker` blocked (`blocking`) or unblocked `blocked`. A block is published after the follows between them
-    /// (both ways) and the blocked user's likes and comments on the blocker's posts were taken back, each as its own
-    /// event; from it on, neither sees the other anywhere, and open screens and caches drop what they showed of the
+    /// `blocker` blocked (`blocking`) or unblocked `blocked`. A block is published after the follows and follow
+    /// requests between them (both ways) and the blocked user's comments on the blocker's posts were taken back, each
+    /// as its own event, and their likes there too (on PostgreSQL, right after it, through the statement every like
+    /// uses); from it on, neither sees the other anywhere, and open screens and caches drop what they showed of the
     /// other.
     case blockChanged(blocker: Int64, blocked: Int64, blocking: Bool)
     /// `requester` asked to follow the private account `target` (`pending`), or the request ended: approved (a

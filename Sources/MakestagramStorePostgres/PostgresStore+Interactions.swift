@@ -5,7 +5,7 @@ import PostgresNIO
 
 extension PostgresStore {
     /// Whether the post exists and `viewer` may see it (``Visibility``): its author's account is active (not
-    /// suspended, not being deleted) and neither blocks the other. Every read and write of a post's likes, comments
+    /// suspended, not being deleted), neither blocks the other, and a private author accepted the viewer's follow. Every read and write of a post's likes, comments
     /// and reports asks this first (`set_likes` in its own SQL), so a hidden post answers `notFound` everywhere, as
     /// its own page does.
     static func postVisible(_ connection: PostgresConnection, _ id: Int64, viewer: Int64, logger: Logger) async throws
@@ -103,7 +103,7 @@ extension PostgresStore {
             postID: toggle.postID, actor: actor, liked: toggle.liked, likeCount: count,
             likers: likerNames(likers, hiding: hiddenNames),
             version: version, authorID: author, countHidden: hidden)
-        // A like between a blocker and the one they block was refused: no such post, for them.
+        // A toggle the visibility rule refused (a block, or a private account's post): no such post, for them.
         if blocked { return (index, nil) }
         return (index, LikeOutcome(state: change.state(for: toggle.viewer), change: changed ? change : nil))
     }

@@ -5,7 +5,7 @@ import MakestagramStore
 
 extension SQLiteStore {
     /// Whether the post exists and `viewer` may see it (``Visibility``): its author's account is active (not
-    /// suspended, not being deleted) and neither blocks the other. Every read and write of a post's likes, comments
+    /// suspended, not being deleted), neither blocks the other, and a private author accepted the viewer's follow. Every read and write of a post's likes, comments
     /// and reports asks this first, so a hidden post answers `notFound` everywhere, as its own page does.
     static func postVisible(_ db: Database, _ id: Int64, viewer: Int64) throws -> Bool {
         try Bool.fetchOne(
