@@ -20,8 +20,8 @@ import MakestagramAPI
 ///
 /// Its members are grouped by domain, one protocol each (``SessionStoring``, ``PeopleStoring``, ``PostStoring``,
 /// ``InteractionStoring``, ``ActivityStoring``, ``AppStoring``, ``AccountDeletionStoring``, ``ModerationStoring``,
-/// ``MaintenanceStoring``) beside the change log (``ChangeLogStore``), so that a use case names the part it needs.
+/// ``MaintenanceStoring``, ``FederationStoring``) beside the change log (``ChangeLogStore``), so that a use case names the part it needs.
 public protocol Store:
     ChangeLogStore, SessionStoring, PeopleStoring, PostStoring, InteractionStoring, ActivityStoring, AppStoring,
-    AccountDeletionStoring, ModerationStoring, MaintenanceStoring
+    AccountDeletionStoring, ModerationStoring, MaintenanceStoring, FederationStoring
 {}

@@ -302,7 +302,7 @@ public final class PostgresStore: Store, Service {
             let rows = try await connection.query(
                 """
                 SELECT id, password_hash, status FROM users
-                WHERE username = \(Self.folded(username)) AND status <> 'deleting'
+                WHERE username = \(Self.folded(username)) AND status <> 'deleting' AND position('@' in username) = 0
                 """, logger: logger
             ).collect()
             return try rows.first.map { row in

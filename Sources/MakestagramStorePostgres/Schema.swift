@@ -39,6 +39,7 @@ enum Schema {
         ("v24 blocks", v24),
         ("v25 private accounts and follow requests", v25),
         ("v26 server keys", v26),
+        ("v27 federation", v27),
     ]
 
     static let v1 = """

@@ -124,7 +124,11 @@ public struct SQLiteStore: Store {
     public func credentials(username: String) async throws -> Credentials? {
         try await read { db in
             try Row.fetchOne(
-                db, sql: "SELECT id, password_hash, status FROM users WHERE username = ? AND status <> 'deleting'",
+                db,
+                sql: """
+                    SELECT id, password_hash, status FROM users
+                    WHERE username = ? AND status <> 'deleting' AND instr(username, '@') = 0
+                    """,
                 arguments: [username]
             ).map { row in
                 Credentials(

@@ -1,0 +1,201 @@
+import Foundation
+import MakestagramStore
+import PostgresNIO
+
+extension PostgresStore {
+    public func actorKey(user: Int64?) async throws -> Data? {
+        try await read { [logger] connection in
+            let rows =
+                if let user {
+                    try await connection.query(
+                        "SELECT private_key FROM actor_keys WHERE user_id = \(user)", logger: logger
+                    ).collect()
+                } else {
+                    try await connection.query(
+                        "SELECT value FROM server_keys WHERE name = 'instance-actor'", logger: logger
+                    ).collect()
+                }
+            return try rows.first?.decode(Data.self)
+        }
+    }
+
+    public func saveActorKey(user: Int64?, key: Data) async throws -> Data {
+        try await write { [logger] connection, _ in
+            let rows =
+                if let user {
+                    try await connection.query(
+                        """
+                        WITH made AS (
+                          INSERT INTO actor_keys (user_id, private_key) VALUES (\(user), \(key))
+                          ON CONFLICT (user_id) DO NOTHING RETURNING private_key)
+                        SELECT private_key FROM made
+                        UNION ALL SELECT private_key FROM actor_keys WHERE user_id = \(user)
+                        """, logger: logger
+                    ).collect()
+                } else {
+                    try await connection.query(
+                        """
+                        WITH made AS (
+                          INSERT INTO server_keys (name, value) VALUES ('instance-actor', \(key))
+                          ON CONFLICT (name) DO NOTHING RETURNING value)
+                        SELECT value FROM made
+                        UNION ALL SELECT value FROM server_keys WHERE name = 'instance-actor'
+                        """, logger: logger
+                    ).collect()
+                }
+            return try rows.first?.decode(Data.self) ?? key
+        }
+    }
+
+    public func saveRemoteActor(_ document: RemoteActorDocument) async throws -> RemoteActor {
+        try await write { [logger] connection, changes in
+            let key = PeopleSearch.key(username: document.username, displayName: document.displayName)
+            let old = try await connection.query(
+                """
+                SELECT id, display_name, bio FROM users WHERE username = \(document.username) FOR UPDATE
+                """, logger: logger
+            ).collect().first.map { try $0.decode((Int64, String, String).self) }
+            let id: Int64
+            if let old {
+                id = old.0
+                try await connection.query(
+                    """
+                    UPDATE users SET display_name = \(document.displayName), bio = \(document.bio),
+                      search_key = \(key), is_private = \(document.isPrivate)
+                    WHERE id = \(id)
+                    """, logger: logger)
+                if old.1 != document.displayName || old.2 != document.bio,
+                    let profile = try await Self.profile(connection, id: id, viewer: id, logger: logger)
+                {
+                    changes.publish(.profileChanged(user: profile.summary))
+                }
+            } else {
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO users (username, display_name, password_hash, created_at, search_key, is_private)
+                    VALUES (\(document.username), \(document.displayName), '!', \(Date().timeIntervalSince1970),
+                      \(key), \(document.isPrivate))
+                    RETURNING id
+                    """, logger: logger
+                ).collect()
+                guard let made = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("user") }
+                id = made
+            }
+            try await connection.query(
+                """
+                INSERT INTO remote_actors
+                  (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at)
+                VALUES (\(id), \(document.uri), \(document.inbox), \(document.sharedInbox), \(document.keyID),
+                  \(document.publicKeyPEM), \(document.profileURL), \(Date().timeIntervalSince1970))
+                ON CONFLICT (user_id) DO UPDATE SET uri = excluded.uri, inbox = excluded.inbox,
+                  shared_inbox = excluded.shared_inbox, key_id = excluded.key_id,
+                  public_key_pem = excluded.public_key_pem, profile_url = excluded.profile_url,
+                  fetched_at = excluded.fetched_at
+                """, logger: logger)
+            return RemoteActor(
+                userID: id, username: document.username, uri: document.uri, inbox: document.inbox,
+                sharedInbox: document.sharedInbox, keyID: document.keyID, publicKeyPEM: document.publicKeyPEM,
+                profileURL: document.profileURL)
+        }
+    }
+
+    public func remoteActor(uri: String) async throws -> RemoteActor? {
+        try await read { [logger] connection in
+            try await Self.remoteActors(
+                connection,
+                """
+                SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
+                  r.profile_url
+                FROM remote_actors r JOIN users u ON u.id = r.user_id
+                WHERE r.uri = \(uri) AND u.status = 'active'
+                """, logger: logger
+            ).first
+        }
+    }
+
+    public func remoteActor(user: Int64) async throws -> RemoteActor? {
+        try await read { [logger] connection in
+            try await Self.remoteActors(
+                connection,
+                """
+                SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
+                  r.profile_url
+                FROM remote_actors r JOIN users u ON u.id = r.user_id
+                WHERE r.user_id = \(user) AND u.status = 'active'
+                """, logger: logger
+            ).first
+        }
+    }
+
+    private static func remoteActors(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
+        async throws
+        -> [RemoteActor]
+    {
+        try await connection.query(query, logger: logger).collect().map { row in
+            let (id, name, uri, inbox, shared, keyID, pem, url) = try row.decode(
+                (Int64, String, String, String, String?, String, String, String?).self)
+            return RemoteActor(
+                userID: id, username: name, uri: uri, inbox: inbox, sharedInbox: shared, keyID: keyID,
+                publicKeyPEM: pem, profileURL: url)
+        }
+    }
+
+    public func remoteFollowerInboxes(of user: Int64) async throws -> [String] {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT DISTINCT coalesce(r.shared_inbox, r.inbox) FROM follows f
+                JOIN remote_actors r ON r.user_id = f.follower_id
+                JOIN users u ON u.id = r.user_id AND u.status = 'active'
+                WHERE f.followee_id = \(user) ORDER BY 1
+                """, logger: logger
+            ).collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    public func localUsage() async throws -> (users: Int, posts: Int) {
+        try await read { [logger] connection in
+            let rows = try await connection.query(
+                """
+                SELECT count(*), coalesce(sum(post_count), 0)::bigint FROM users
+                WHERE status = 'active' AND position('@' in username) = 0
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { return (0, 0) }
+            let (users, posts) = try row.decode((Int64, Int64).self)
+            return (Int(users), Int(posts))
+        }
+    }
+
+    public func rememberInbound(_ activity: InboundActivity) async throws -> Bool {
+        try await write { [logger] connection, _ in
+            try await !connection.query(
+                """
+                INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at)
+                VALUES (\(activity.id), \(activity.actor), \(activity.kind.rawValue), \(activity.object),
+                  \(Date().timeIntervalSince1970))
+                ON CONFLICT (id) DO NOTHING RETURNING id
+                """, logger: logger
+            ).collect().isEmpty
+        }
+    }
+
+    public func inbound(id: String) async throws -> InboundActivity? {
+        try await read { [logger] connection in
+            try await connection.query(
+                "SELECT id, actor_id, kind, object_id FROM inbound_activities WHERE id = \(id)", logger: logger
+            ).collect().first.flatMap { row in
+                let (id, actor, kind, object) = try row.decode((String, Int64, String, Int64).self)
+                return InboundActivity.Kind(rawValue: kind).map {
+                    InboundActivity(id: id, actor: actor, kind: $0, object: object)
+                }
+            }
+        }
+    }
+
+    public func forgetInbound(id: String) async throws {
+        try await write { [logger] connection, _ in
+            try await connection.query("DELETE FROM inbound_activities WHERE id = \(id)", logger: logger)
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GRDB
+import MakestagramStore
+
+extension SQLiteStore {
+    public func actorKey(user: Int64?) async throws -> Data? {
+        try await read { db in
+            if let user {
+                return try Data.fetchOne(
+                    db, sql: "SELECT private_key FROM actor_keys WHERE user_id = ?", arguments: [user])
+            }
+            return try Data.fetchOne(db, sql: "SELECT value FROM server_keys WHERE name = 'instance-actor'")
+        }
+    }
+
+    public func saveActorKey(user: Int64?, key: Data) async throws -> Data {
+        try await write { db in
+            if let user {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO actor_keys (user_id, private_key) VALUES (?, ?)",
+                    arguments: [user, key])
+                return try Data.fetchOne(
+                    db, sql: "SELECT private_key FROM actor_keys WHERE user_id = ?", arguments: [user])
+                    ?? key
+            }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO server_keys (name, value) VALUES ('instance-actor', ?)", arguments: [key])
+            return try Data.fetchOne(db, sql: "SELECT value FROM server_keys WHERE name = 'instance-actor'") ?? key
+        }
+    }
+
+    public func saveRemoteActor(_ document: RemoteActorDocument) async throws -> RemoteActor {
+        try await write { db in
+            let key = PeopleSearch.key(username: document.username, displayName: document.displayName)
+            let existing = try Int64.fetchOne(
+                db, sql: "SELECT id FROM users WHERE username = ?", arguments: [document.username])
+            let id: Int64
+            if let existing {
+                id = existing
+                let old = try Row.fetchOne(
+                    db, sql: "SELECT display_name, bio FROM users WHERE id = ?", arguments: [id])
+                try db.execute(
+                    sql: "UPDATE users SET display_name = ?, bio = ?, search_key = ?, is_private = ? WHERE id = ?",
+                    arguments: [document.displayName, document.bio, key, document.isPrivate, id])
+                if old?["display_name"] != document.displayName || old?["bio"] != document.bio,
+                    let profile = try Self.profile(db, column: "u.id", value: id, viewer: id)
+                {
+                    try publishOnCommit(db, .profileChanged(user: profile.summary))
+                }
+            } else {
+                try db.execute(
+                    sql: """
+                        INSERT INTO users (username, display_name, password_hash, created_at, search_key, is_private)
+                        VALUES (?, ?, '!', ?, ?, ?)
+                        """,
+                    arguments: [document.username, document.displayName, Self.now, key, document.isPrivate])
+                id = db.lastInsertedRowID
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO remote_actors
+                      (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET uri = excluded.uri, inbox = excluded.inbox,
+                      shared_inbox = excluded.shared_inbox, key_id = excluded.key_id,
+                      public_key_pem = excluded.public_key_pem, profile_url = excluded.profile_url,
+                      fetched_at = excluded.fetched_at
+                    """,
+                arguments: [
+                    id, document.uri, document.inbox, document.sharedInbox, document.keyID, document.publicKeyPEM,
+                    document.profileURL, Self.now,
+                ])
+            return RemoteActor(
+                userID: id, username: document.username, uri: document.uri, inbox: document.inbox,
+                sharedInbox: document.sharedInbox, keyID: document.keyID, publicKeyPEM: document.publicKeyPEM,
+                profileURL: document.profileURL)
+        }
+    }
+
+    public func remoteActor(uri: String) async throws -> RemoteActor? {
+        try await read { db in try Self.remoteActor(db, column: "r.uri", value: uri) }
+    }
+
+    public func remoteActor(user: Int64) async throws -> RemoteActor? {
+        try await read { db in try Self.remoteActor(db, column: "r.user_id", value: user) }
+    }
+
+    static func remoteActor(_ db: Database, column: String, value: any DatabaseValueConvertible) throws -> RemoteActor?
+    {
+        try Row.fetchOne(
+            db,
+            sql: """
+                SELECT r.*, u.username FROM remote_actors r JOIN users u ON u.id = r.user_id
+                WHERE \(column) = ? AND u.status = 'active'
+                """, arguments: [value]
+        ).map { row in
+            RemoteActor(
+                userID: row["user_id"], username: row["username"], uri: row["uri"], inbox: row["inbox"],
+                sharedInbox: row["shared_inbox"], keyID: row["key_id"], publicKeyPEM: row["public_key_pem"],
+                profileURL: row["profile_url"])
+        }
+    }
+
+    public func remoteFollowerInboxes(of user: Int64) async throws -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT coalesce(r.shared_inbox, r.inbox) FROM follows f
+                    JOIN remote_actors r ON r.user_id = f.follower_id
+                    JOIN users u ON u.id = r.user_id AND u.status = 'active'
+                    WHERE f.followee_id = ? ORDER BY 1
+                    """, arguments: [user])
+        }
+    }
+
+    public func localUsage() async throws -> (users: Int, posts: Int) {
+        try await read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) AS users, coalesce(sum(post_count), 0) AS posts FROM users
+                    WHERE status = 'active' AND instr(username, '@') = 0
+                    """)
+            return (row?["users"] ?? 0, row?["posts"] ?? 0)
+        }
+    }
+
+    public func rememberInbound(_ activity: InboundActivity) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO inbound_activities (id, actor_id, kind, object_id, received_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [activity.id, activity.actor, activity.kind.rawValue, activity.object, Self.now])
+            return db.changesCount > 0
+        }
+    }
+
+    public func inbound(id: String) async throws -> InboundActivity? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM inbound_activities WHERE id = ?", arguments: [id]).flatMap { row in
+                InboundActivity.Kind(rawValue: row["kind"]).map {
+                    InboundActivity(id: row["id"], actor: row["actor_id"], kind: $0, object: row["object_id"])
+                }
+            }
+        }
+    }
+
+    public func forgetInbound(id: String) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM inbound_activities WHERE id = ?", arguments: [id])
+        }
+    }
+}
