@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(name: "MakestagramAPI"),
@@ -94,10 +95,22 @@ let package = Package(
             resources: [.copy("Resources")]
         ),
         .target(
+            name: "MakestagramFederation",
+            dependencies: [
+                "MakestagramAPI", "MakestagramStore", "MakestagramCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
             name: "MakestagramServer",
             dependencies: [
                 "MakestagramAPI", "MakestagramStore", "MakestagramStoreSQLite", "MakestagramStorePostgres",
-                "MakestagramCore", "MakestagramLive",
+                "MakestagramCore", "MakestagramLive", "MakestagramFederation",
                 "MakestagramWeb",
                 "Photos",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -184,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramCore", "MakestagramStoreSQLite", "MakestagramLive",
+                "MakestagramServer", "MakestagramCore", "MakestagramFederation", "MakestagramStoreSQLite", "MakestagramLive",
                 .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures",
                 "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -192,6 +205,7 @@ let package = Package(
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         .testTarget(

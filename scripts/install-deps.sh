@@ -20,7 +20,7 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
   here="$(cd "$(dirname "$0")/.." && pwd)"
-  if ! python3 -c "import pytest, requests, yaml, jsonschema, openapi_spec_validator, websocket, selenium, schemathesis, mastodon, toot" \
+  if ! python3 -c "import pytest, requests, yaml, jsonschema, openapi_spec_validator, websocket, selenium, schemathesis, mastodon, toot, bovine" \
     2>/dev/null
   then
     python3 -m pip install --quiet -r "$here/Tests/requirements.txt" \

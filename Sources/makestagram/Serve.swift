@@ -99,6 +99,18 @@ struct Serve: AsyncParsableCommand {
                 + "(MAKESTAGRAM_TRUSTED_PROXIES)."))
     var trustedProxies: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The origin this server is known by to other servers, e.g. https://example.social; federation "
+                + "(ActivityPub) is on when it is set (MAKESTAGRAM_PUBLIC_URL)."))
+    var publicURL: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Let federation reach servers on loopback, private and link-local addresses, over plain HTTP too: for "
+                + "tests and closed networks (MAKESTAGRAM_ALLOW_PRIVATE_PEERS=1)."))
+    var allowPrivatePeers = false
+
     @Flag(
         help: ArgumentHelp(
             "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments "
@@ -129,7 +141,9 @@ struct Serve: AsyncParsableCommand {
         set(.minUploadRate, minUploadRate)
         set(.trustedProxies, trustedProxies)
         if !rateLimits.isEmpty { flags[.rateLimits] = .stringArray(rateLimits) }
+        set(.publicURL, publicURL)
         if demo { flags[.demo] = .bool(true) }
+        if allowPrivatePeers { flags[.allowPrivatePeers] = .bool(true) }
         return flags
     }
 

@@ -10,6 +10,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import MakestagramCore
+import MakestagramFederation
 import MakestagramLive
 import MakestagramStore
 import MakestagramStorePostgres
@@ -124,7 +125,15 @@ func buildApplication<S: Store>(
     let events = EventsController(core: core, hub: hub, limits: limits, options: live)
     let web = try WebController(
         maxUploadBytes: configuration.maxUploadBytes, maxPhotosPerPost: configuration.maxPhotosPerPost)
-    let router = buildRouter(core: core, events: events, web: web, configuration: configuration)
+    let federation = configuration.publicURL.map { url in
+        Federation(
+            core: core,
+            options: FederationOptions(publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers),
+            logger: logger)
+    }
+    if let federation { logger.info("federation on", metadata: ["public url": "\(federation.options.base)"]) }
+    let router = buildRouter(
+        core: core, events: events, web: web, federation: federation, configuration: configuration)
     let connectionLimits = configuration.connections
     let counter = ConnectionCounter(
         limit: connectionLimits.effectiveMaxConnections, perAddress: connectionLimits.effectiveMaxPerAddress,
@@ -148,13 +157,14 @@ func buildApplication<S: Store>(
             hub, protection.hashing, MediaSweep(store: store, media: media, logger: logger),
             VariantBackfill(store: store, worker: worker, logger: logger), deletion,
             ActivityConsumer(store: store, bell: sinks.bell, logger: logger),
-        ] + services,
+        ] + (federation.map { [FederationService(federation: $0)] } ?? []) + services,
         logger: logger)
 }
 
 /// All routes and middleware over one store's use cases.
 func buildRouter<S: Store>(
-    core: Core<S>, events: EventsController<S>, web: WebController, configuration: ServerConfiguration
+    core: Core<S>, events: EventsController<S>, web: WebController, federation: Federation<S>?,
+    configuration: ServerConfiguration
 ) -> Router<AppRequestContext> {
     let store = core.store
     let methods = MethodTable()
@@ -164,6 +174,10 @@ func buildRouter<S: Store>(
     router.add(middleware: ProblemMiddleware(methods: methods, notFoundPage: web.notFoundPage))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
     router.addRoutes(MediaController(media: core.media, store: store).routes)
+    if let federation {
+        router.addRoutes(FederationController(federation: federation).routes)
+        router.add(middleware: PostDocumentMiddleware(federation: federation))
+    }
     router.addRoutes(web.routes)
     let limits = events.limits
     let accounts = AccountsController(core: core, limits: limits)

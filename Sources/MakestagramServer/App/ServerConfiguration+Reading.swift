@@ -36,6 +36,8 @@ extension ServerConfiguration {
         case minUploadRate = "min-upload-rate"
         case rateLimits = "rate-limits"
         case trustedProxies = "trusted-proxies"
+        case publicURL = "public-url"
+        case allowPrivatePeers = "allow-private-peers"
 
         /// The environment variable that sets it.
         public var environmentVariable: String {
@@ -106,6 +108,18 @@ extension ServerConfiguration {
             }
             trustedProxies = proxies
         }
+        if let text = try read.string(.publicURL), !text.isEmpty {
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "https" || scheme == "http",
+                let host = url.host(percentEncoded: false), !host.isEmpty, url.user == nil, url.query == nil,
+                url.fragment == nil, url.path.isEmpty || url.path == "/"
+            else {
+                throw ConfigurationError(
+                    key: .publicURL, problem: "'\(text)': write an origin, https://host or http://host[:port]")
+            }
+            publicURL = url
+        }
+        if let allow = try read.bool(.allowPrivatePeers) { allowPrivatePeers = allow }
     }
 
     /// Reads typed values strictly: a value that is there but not of the type is an error, not a default.

@@ -44,6 +44,11 @@ public struct ServerConfiguration: Sendable {
     public var connections = ConnectionLimits()
     /// The least severe log level written.
     public var logLevel: Logger.Level = .info
+    /// The origin this server is known by in the fediverse (`https://example.social`); federation is on when set.
+    public var publicURL: URL?
+    /// Whether other servers on loopback, private and link-local addresses may be reached, over plain HTTP too
+    /// (tests and closed networks).
+    public var allowPrivatePeers = false
 
     public init() {}
 

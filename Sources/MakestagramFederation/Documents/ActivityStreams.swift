@@ -1,0 +1,72 @@
+import Foundation
+
+/// What every ActivityStreams document here shares: the context, the public audience, origins, and the formats of
+/// dates, media types and text.
+public enum ActivityStreams {
+    public static let publicAudience = "https://www.w3.org/ns/activitystreams#Public"
+    static var context: [Any] { ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"] }
+
+    /// A URL's origin: scheme, lower-case host and port (the scheme's default when absent). Two ids are on one server
+    /// when their origins are equal.
+    static func origin(of url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased(),
+            !host.isEmpty
+        else { return nil }
+        let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+        return "\(scheme)://\(host):\(port)"
+    }
+
+    static func origin(of text: String) -> String? {
+        URL(string: text).flatMap { origin(of: $0) }
+    }
+
+    /// Serialises a document.
+    public static func data(_ object: JSONObject) -> Data {
+        (try? JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])) ?? Data("{}".utf8)
+    }
+
+    static func isoDate(_ date: Date) -> String {
+        date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted)
+        )
+        .replacingOccurrences(of: "+0000", with: "Z")
+    }
+
+    static func mediaType(of path: String) -> String {
+        switch path.split(separator: ".").last?.lowercased() {
+        case "png": "image/png"
+        case "webp": "image/webp"
+        case "avif": "image/avif"
+        case "gif": "image/gif"
+        default: "image/jpeg"
+        }
+    }
+
+    /// Plain text as HTML: escaped, hashtags and mentions linked, line breaks kept.
+    static func html(_ text: String, base: String) -> String {
+        guard !text.isEmpty else { return "" }
+        var escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        escaped = escaped.replacing(/(^|[^\w&])#([\p{L}\p{N}_]+)/) { match in
+            "\(match.output.1)<a href=\"\(base)/t/\(match.output.2.lowercased())\" class=\"mention hashtag\" rel=\"tag\">#<span>\(match.output.2)</span></a>"
+        }
+        escaped = escaped.replacing(/(^|[^\w])@([a-z0-9_.]{3,30})\b/) { match in
+            "\(match.output.1)<span class=\"h-card\"><a href=\"\(base)/users/\(match.output.2)\" class=\"u-url mention\">@<span>\(match.output.2)</span></a></span>"
+        }
+        return "<p>" + escaped.replacingOccurrences(of: "\n", with: "<br>") + "</p>"
+    }
+
+    /// HTML from another server as plain text: tags dropped, paragraphs and breaks as line breaks, entities decoded.
+    static func plainText(_ html: String) -> String {
+        var text = html.replacing(/<br\s*\/?>/.ignoresCase(), with: "\n")
+        text = text.replacing(/<\/p>\s*<p[^>]*>/.ignoresCase(), with: "\n\n")
+        text = text.replacing(/<[^>]*>/, with: "")
+        for (entity, character) in [
+            ("&lt;", "<"), ("&gt;", ">"), ("&quot;", "\""), ("&#39;", "'"), ("&apos;", "'"), ("&nbsp;", " "),
+            ("&amp;", "&"),
+        ] {
+            text = text.replacingOccurrences(of: entity, with: character)
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+
+/// The documents other servers read: WebFinger, host-meta, NodeInfo, actors, their collections, and posts as Notes.
+extension Federation {
+    /// The WebFinger answer for `resource` (`acct:alice@host`, or the actor's URL), or nil when it names nobody here.
+    public func webfinger(resource: String) async throws -> JSONObject? {
+        let username: String
+        if resource.lowercased().hasPrefix("acct:") {
+            let handle = resource.dropFirst("acct:".count).drop(while: { $0 == "@" })
+            guard let at = handle.lastIndex(of: "@"), handle[handle.index(after: at)...].lowercased() == options.domain
+            else { return nil }
+            username = handle[..<at].lowercased()
+        } else if let name = localUsername(ofActor: resource) {
+            username = name
+        } else {
+            return nil
+        }
+        guard !username.contains("@"), let profile = try await store.profile(username: username, viewer: 0),
+            !profile.username.contains("@")
+        else { return nil }
+        let actor = actorURI(profile.username)
+        return [
+            "subject": "acct:\(profile.username)@\(options.domain)",
+            "aliases": [actor, "\(options.base)/u/\(profile.username)"],
+            "links": [
+                ["rel": "self", "type": "application/activity+json", "href": actor],
+                [
+                    "rel": "http://webfinger.net/rel/profile-page", "type": "text/html",
+                    "href": "\(options.base)/u/\(profile.username)",
+                ],
+            ],
+        ]
+    }
+
+    /// host-meta (XRD), pointing at WebFinger.
+    public var hostMeta: String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <XRD xmlns="http://docs.oasis-open.org/ns/xri/xrd-1.0">
+          <Link rel="lrdd" template="\(options.base)/.well-known/webfinger?resource={uri}"/>
+        </XRD>
+
+        """
+    }
+
+    /// `/.well-known/nodeinfo`: where the NodeInfo document is.
+    public var nodeInfoLinks: JSONObject {
+        [
+            "links": [
+                ["rel": "http://nodeinfo.diaspora.software/ns/schema/2.1", "href": "\(options.base)/nodeinfo/2.1"]
+            ]
+        ]
+    }
+
+    /// NodeInfo 2.1.
+    public func nodeInfo(version: String) async throws -> JSONObject {
+        let usage = try await store.localUsage()
+        return [
+            "version": "2.1",
+            "software": [
+                "name": "makestagram", "version": version,
+                "repository": "https://github.com/makestagram/makestagram", "homepage": options.base,
+            ],
+            "protocols": ["activitypub"],
+            "services": ["inbound": [String](), "outbound": [String]()],
+            "openRegistrations": true,
+            "usage": ["users": ["total": usage.users], "localPosts": usage.posts],
+            "metadata": JSONObject(),
+        ]
+    }
+
+    /// The instance actor: who signs the fetches nobody in particular makes.
+    public func instanceActor() async throws -> JSONObject {
+        [
+            "@context": ActivityStreams.context,
+            "id": instanceActorURI, "type": "Application", "preferredUsername": options.domain,
+            "inbox": sharedInbox, "outbox": "\(instanceActorURI)/outbox",
+            "manuallyApprovesFollowers": true,
+            "publicKey": [
+                "id": "\(instanceActorURI)#main-key", "owner": instanceActorURI,
+                "publicKeyPem": try await keys.publicKeyPEM(for: nil),
+            ],
+        ]
+    }
+
+    /// The actor document of local user `username`, or nil when there is none (or it is a remote person).
+    public func actor(username: String) async throws -> JSONObject? {
+        guard !username.contains("@"), let profile = try await store.profile(username: username, viewer: 0),
+            !profile.username.contains("@")
+        else { return nil }
+        let actor = actorURI(profile.username)
+        var document: JSONObject = [
+            "@context": ActivityStreams.context,
+            "id": actor, "type": "Person", "preferredUsername": profile.username, "name": profile.displayName,
+            "summary": ActivityStreams.html(profile.bio, base: options.base),
+            "url": "\(options.base)/u/\(profile.username)",
+            "inbox": "\(actor)/inbox", "outbox": "\(actor)/outbox",
+            "followers": "\(actor)/followers", "following": "\(actor)/following",
+            "endpoints": ["sharedInbox": sharedInbox],
+            "manuallyApprovesFollowers": profile.isPrivate,
+            "discoverable": true,
+            "published": ActivityStreams.isoDate(profile.createdAt),
+            "publicKey": [
+                "id": "\(actor)#main-key", "owner": actor,
+                "publicKeyPem": try await keys.publicKeyPEM(for: profile.id),
+            ],
+        ]
+        if let avatar = profile.avatarLargeURL ?? profile.avatarURL {
+            document["icon"] = [
+                "type": "Image", "mediaType": ActivityStreams.mediaType(of: avatar), "url": options.base + avatar,
+            ]
+        }
+        return document
+    }
+
+    /// A followers or following collection: its size (the members are not listed).
+    public func collection(username: String, kind: String) async throws -> JSONObject? {
+        guard !username.contains("@"), let profile = try await store.profile(username: username, viewer: 0) else {
+            return nil
+        }
+        return [
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": "\(actorURI(profile.username))/\(kind)", "type": "OrderedCollection",
+            "totalItems": kind == "followers" ? profile.followerCount : profile.followingCount,
+        ]
+    }
+
+    /// The outbox: its size, and with `page`, a page of `Create`s of public posts, newest first.
+    public func outbox(username: String, page: Bool, before: Int64?) async throws -> JSONObject? {
+        guard !username.contains("@"), let profile = try await store.profile(username: username, viewer: 0) else {
+            return nil
+        }
+        let outbox = "\(actorURI(profile.username))/outbox"
+        guard page else {
+            return [
+                "@context": "https://www.w3.org/ns/activitystreams", "id": outbox, "type": "OrderedCollection",
+                "totalItems": profile.postCount, "first": "\(outbox)?page=true",
+            ]
+        }
+        let result =
+            profile.isPrivate
+            ? nil
+            : try await store.posts(
+                username: profile.username, viewer: 0,
+                page: PageRequest(position: before.map { .after($0) } ?? .start, limit: 20))
+        let posts = result?.items ?? []
+        var document: JSONObject = [
+            "@context": ActivityStreams.context, "id": "\(outbox)?page=true" + (before.map { "&max_id=\($0)" } ?? ""),
+            "type": "OrderedCollectionPage", "partOf": outbox,
+            "orderedItems": posts.map { create(note(of: $0)) },
+        ]
+        if let next = result?.nextKey { document["next"] = "\(outbox)?page=true&max_id=\(next)" }
+        return document
+    }
+
+    /// The Note of public post `id`, or nil when it is not one anybody may read.
+    public func note(postID id: Int64) async throws -> JSONObject? {
+        guard let post = try await store.post(id: id, viewer: 0), !post.author.username.contains("@") else {
+            return nil
+        }
+        var note = note(of: post)
+        note["@context"] = ActivityStreams.context
+        return note
+    }
+
+    /// A post as a `Note`: its caption as HTML with its hashtags and mentions as tags, every photo an `Image` with
+    /// its alt text as `name`.
+    func note(of post: Post) -> JSONObject {
+        let actor = actorURI(post.author.username)
+        var tags: [JSONObject] = Hashtags.of(post.caption).map {
+            ["type": "Hashtag", "name": "#\($0)", "href": "\(options.base)/t/\($0)"]
+        }
+        tags += Mentions.of(post.caption).map {
+            ["type": "Mention", "name": "@\($0)", "href": actorURI($0)]
+        }
+        var note: JSONObject = [
+            "id": postURI(post.id), "type": "Note", "attributedTo": actor,
+            "content": ActivityStreams.html(post.caption, base: options.base),
+            "published": ActivityStreams.isoDate(post.createdAt), "url": postURI(post.id),
+            "to": [ActivityStreams.publicAudience], "cc": ["\(actor)/followers"],
+            "sensitive": false, "tag": tags,
+            "attachment": post.photos.map { photo -> JSONObject in
+                var image: JSONObject = [
+                    "type": "Image", "mediaType": photo.full.type ?? ActivityStreams.mediaType(of: photo.full.url),
+                    "url": options.base + photo.full.url, "width": photo.width, "height": photo.height,
+                ]
+                if let alt = photo.altText, !alt.isEmpty { image["name"] = alt }
+                return image
+            },
+        ]
+        if let edited = post.editedAt { note["updated"] = ActivityStreams.isoDate(edited) }
+        return note
+    }
+
+    /// A `Create` of `note`, by its author, to the same audience.
+    func create(_ note: JSONObject) -> JSONObject {
+        [
+            "id": "\(note["id"] as? String ?? "")/activity", "type": "Create",
+            "actor": note["attributedTo"] ?? "", "published": note["published"] ?? "",
+            "to": note["to"] ?? [], "cc": note["cc"] ?? [], "object": note,
+        ]
+    }
+}

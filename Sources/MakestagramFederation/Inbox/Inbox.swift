@@ -1,0 +1,275 @@
+import Foundation
+import MakestagramAPI
+import MakestagramCore
+import MakestagramStore
+
+/// Why an inbox did not take an activity: the status to answer and a sentence saying why. Nothing of a refused
+/// activity is kept.
+public struct InboxRefusal: Error, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var reason: String
+
+    public var description: String { reason }
+
+    static func unauthorized(_ reason: String) -> InboxRefusal { InboxRefusal(status: 401, reason: reason) }
+    static func bad(_ reason: String) -> InboxRefusal { InboxRefusal(status: 400, reason: reason) }
+    static func forbidden(_ reason: String) -> InboxRefusal { InboxRefusal(status: 403, reason: reason) }
+    static func notFound(_ reason: String) -> InboxRefusal { InboxRefusal(status: 404, reason: reason) }
+}
+
+extension Federation {
+    /// The deepest nesting of arrays and objects an activity may have.
+    static var maxDepth: Int { 32 }
+
+    /// Takes an activity POSTed to an inbox (a person's or the shared one): checks its signature, its digest and date,
+    /// that the key is its actor's and that its ids are on its actor's server, then applies it through the use cases.
+    /// Throws ``InboxRefusal`` for what is refused.
+    public func receive(body: Data, request: HTTPSignature.Request) async throws {
+        guard let header = request.headers["signature"] else {
+            throw InboxRefusal.unauthorized("the request is not signed")
+        }
+        let signature: HTTPSignature
+        do {
+            signature = try HTTPSignature(header: header)
+            try signature.checkCoverage(of: request, body: body)
+        } catch .digestMismatch {
+            throw InboxRefusal.bad(HTTPSignature.Failure.digestMismatch.description)
+        } catch {
+            throw InboxRefusal.unauthorized(error.description)
+        }
+        guard Self.depth(of: body) <= Self.maxDepth,
+            let activity = try? JSONSerialization.jsonObject(with: body) as? JSONObject
+        else { throw InboxRefusal.bad("the body is not a JSON object of reasonable depth") }
+        guard let actorURI = Self.id(of: activity["actor"]), let actorOrigin = ActivityStreams.origin(of: actorURI)
+        else {
+            throw InboxRefusal.bad("the activity names no actor")
+        }
+        if isLocal(actorURI) { throw InboxRefusal.unauthorized("the actor is on this server") }
+        guard ActivityStreams.origin(of: signature.keyID) == actorOrigin else {
+            throw InboxRefusal.unauthorized("the key is not on the actor's server")
+        }
+        let actor = try await verifiedActor(actorURI, signature: signature, request: request)
+        guard let id = activity["id"] as? String, ActivityStreams.origin(of: id) == actorOrigin else {
+            throw InboxRefusal.bad("the activity's id is not on its actor's server")
+        }
+        try await apply(activity, id: id, actor: actor, origin: actorOrigin)
+    }
+
+    /// The remote actor `uri` whose key made `signature` over `request`: from the store, or fetched when unknown, or
+    /// fetched again once when its key does not match (the key may have been rotated).
+    func verifiedActor(_ uri: String, signature: HTTPSignature, request: HTTPSignature.Request) async throws
+        -> RemoteActor
+    {
+        var fetched = false
+        var actor = try await store.remoteActor(uri: uri)
+        if actor == nil {
+            actor = try await fetchActor(uri)
+            fetched = true
+        }
+        while let known = actor {
+            let verifies =
+                known.keyID == signature.keyID
+                && (try? signature.verifies(request, publicKeyPEM: known.publicKeyPEM)) == true
+            if verifies { return known }
+            guard !fetched else { break }
+            actor = try await fetchActor(uri)
+            fetched = true
+        }
+        throw InboxRefusal.unauthorized("the signature is not the actor's")
+    }
+
+    /// Fetches and keeps the actor document at `uri`.
+    func fetchActor(_ uri: String) async throws -> RemoteActor {
+        guard let url = URL(string: uri) else { throw InboxRefusal.bad("the actor id is not a URL") }
+        let document: JSONObject
+        do {
+            document = try await peers.fetchDocument(url, signer: signer(for: nil))
+        } catch {
+            throw InboxRefusal.unauthorized("the actor \(uri) cannot be fetched: \(error)")
+        }
+        guard let parsed = parseActor(document, fetchedFrom: uri) else {
+            throw InboxRefusal.unauthorized("the document at \(uri) is not a usable actor")
+        }
+        return try await store.saveRemoteActor(parsed)
+    }
+
+    /// What an actor document says, when it is one this server can use: its id is where it was fetched from, its key
+    /// is its own, and its inboxes are on its server.
+    func parseActor(_ document: JSONObject, fetchedFrom uri: String) -> RemoteActorDocument? {
+        guard let id = document["id"] as? String, id == uri, let url = URL(string: id),
+            let origin = ActivityStreams.origin(of: url), let host = url.host(percentEncoded: false)?.lowercased(),
+            let type = document["type"] as? String,
+            ["Person", "Service", "Application", "Group", "Organization"].contains(type),
+            let name = document["preferredUsername"] as? String,
+            let inbox = document["inbox"] as? String, ActivityStreams.origin(of: inbox) == origin,
+            let key = document["publicKey"] as? JSONObject, let keyID = key["id"] as? String,
+            ActivityStreams.origin(of: keyID) == origin, (key["owner"] as? String) == id,
+            let pem = key["publicKeyPem"] as? String
+        else { return nil }
+        let username = name.lowercased()
+        guard username.range(of: #"^[a-z0-9_.\-]{1,64}$"#, options: .regularExpression) != nil else { return nil }
+        let domain = url.port.map { "\(host):\($0)" } ?? host
+        let shared = (document["endpoints"] as? JSONObject)?["sharedInbox"] as? String
+        var displayName = ActivityStreams.plainText(document["name"] as? String ?? "")
+            .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
+        if displayName.isEmpty { displayName = name }
+        return RemoteActorDocument(
+            uri: id, username: "\(username)@\(domain)",
+            displayName: Self.clipped(displayName, to: Limits.displayNameLength.upperBound),
+            bio: Self.clipped(
+                ActivityStreams.plainText(document["summary"] as? String ?? ""), to: Limits.bioLength.upperBound),
+            inbox: inbox, sharedInbox: shared.flatMap { ActivityStreams.origin(of: $0) == origin ? $0 : nil },
+            keyID: keyID, publicKeyPEM: pem, profileURL: document["url"] as? String,
+            isPrivate: document["manuallyApprovesFollowers"] as? Bool ?? false)
+    }
+
+    /// Applies an activity whose signature and origin were checked.
+    func apply(_ activity: JSONObject, id: String, actor: RemoteActor, origin: String) async throws {
+        switch activity["type"] as? String {
+        case "Follow":
+            guard let target = Self.id(of: activity["object"]), let username = localUsername(ofActor: target) else {
+                throw InboxRefusal.notFound("the followed actor is not on this server")
+            }
+            let state = try await core.relationships.follow(username, by: actor.userID, following: true)
+            guard let followed = try await store.profile(username: username, viewer: 0) else { return }
+            _ = try await store.rememberInbound(
+                InboundActivity(id: id, actor: actor.userID, kind: .follow, object: followed.id))
+            if state.viewerFollows { try await accept(activity, of: followed.summary, to: actor) }
+        case "Like":
+            guard let object = Self.id(of: activity["object"]), let postID = localPostID(object) else {
+                throw InboxRefusal.notFound("the liked post is not on this server")
+            }
+            _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: true)
+            _ = try await store.rememberInbound(
+                InboundActivity(id: id, actor: actor.userID, kind: .like, object: postID))
+        case "Create":
+            guard let note = activity["object"] as? JSONObject else { return }
+            try await create(note, actor: actor, origin: origin)
+        case "Undo":
+            try await undo(activity["object"], actor: actor, origin: origin)
+        case "Delete":
+            guard let object = Self.id(of: activity["object"]) else { throw InboxRefusal.bad("Delete names nothing") }
+            guard ActivityStreams.origin(of: object) == origin else {
+                throw InboxRefusal.forbidden("Delete of something not on the actor's server")
+            }
+            if object == actor.uri { return }  // An account's deletion: not taken from other servers yet.
+            guard let known = try await store.inbound(id: object), known.actor == actor.userID else { return }
+            if known.kind == .comment {
+                try? await core.interactions.deleteComment(known.object, by: actor.userID)
+                try await store.forgetInbound(id: object)
+            }
+        case "Update":
+            guard let object = activity["object"] as? JSONObject, Self.id(of: object) == actor.uri else { return }
+            _ = try await fetchActor(actor.uri)
+        default:
+            return  // Accepted and not acted on: Announce, Add, Block and others this server does not take yet.
+        }
+    }
+
+    /// A reply to a local post becomes a comment by its author.
+    func create(_ note: JSONObject, actor: RemoteActor, origin: String) async throws {
+        guard (note["type"] as? String) == "Note", let noteID = note["id"] as? String,
+            ActivityStreams.origin(of: noteID) == origin
+        else { throw InboxRefusal.bad("the created object is not a Note on the actor's server") }
+        guard Self.id(of: note["attributedTo"]) == actor.uri else {
+            throw InboxRefusal.forbidden("the Note is not the actor's")
+        }
+        guard let reply = Self.id(of: note["inReplyTo"]), let postID = localPostID(reply) else {
+            return  // Posts of people this server follows are not taken yet.
+        }
+        if try await store.inbound(id: noteID) != nil { return }
+        let text = ActivityStreams.plainText(note["content"] as? String ?? "")
+        let comment = try await core.interactions.comment(on: postID, by: actor.userID, text: text)
+        if try await !store.rememberInbound(
+            InboundActivity(id: noteID, actor: actor.userID, kind: .comment, object: comment.id))
+        {
+            try? await core.interactions.deleteComment(comment.id, by: actor.userID)
+        }
+    }
+
+    /// Takes back a follow or like, given embedded or by id.
+    func undo(_ object: Any?, actor: RemoteActor, origin: String) async throws {
+        guard let objectID = Self.id(of: object) else { throw InboxRefusal.bad("Undo names nothing") }
+        guard ActivityStreams.origin(of: objectID) == origin else {
+            throw InboxRefusal.forbidden("Undo of something not on the actor's server")
+        }
+        if let embedded = object as? JSONObject, let by = Self.id(of: embedded["actor"]), by != actor.uri {
+            throw InboxRefusal.forbidden("Undo of another actor's activity")
+        }
+        let known = try await store.inbound(id: objectID)
+        if let known, known.actor != actor.userID { throw InboxRefusal.forbidden("Undo of another actor's activity") }
+        let embedded = object as? JSONObject
+        switch (known?.kind, embedded?["type"] as? String) {
+        case (.follow, _), (nil, "Follow"):
+            let target: String?
+            if let known {
+                target = try await store.profile(id: known.object, viewer: 0)?.username
+            } else {
+                target = Self.id(of: embedded?["object"]).flatMap(localUsername(ofActor:))
+            }
+            guard let target else { return }
+            _ = try await core.relationships.follow(target, by: actor.userID, following: false)
+        case (.like, _), (nil, "Like"):
+            let postID = known?.object ?? Self.id(of: embedded?["object"]).flatMap(localPostID)
+            guard let postID else { return }
+            _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: false)
+        default:
+            return
+        }
+        try await store.forgetInbound(id: objectID)
+    }
+
+    /// Sends `Accept` of `follow` (the activity as received) from `user` to the follower's inbox.
+    func accept(_ follow: JSONObject, of user: UserSummary, to follower: RemoteActor) async throws {
+        let actor = actorURI(user.username)
+        let accept: JSONObject = [
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": "\(actor)#accepts/follows/\(follower.userID)-\(UUID().uuidString.lowercased())", "type": "Accept",
+            "actor": actor, "object": follow,
+        ]
+        guard let inbox = URL(string: follower.inbox) else { return }
+        await deliveries.enqueue(ActivityStreams.data(accept), to: inbox, signer: signer(for: user))
+    }
+
+    /// `text` cut to at most `limit` Unicode scalars (what the store's length rules count).
+    static func clipped(_ text: String, to limit: Int) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: text.unicodeScalars.prefix(limit))
+        return String(scalars)
+    }
+
+    /// The id an activity's field names: the string, or the `id` of the object given.
+    static func id(of value: Any?) -> String? {
+        if let text = value as? String { return text }
+        return (value as? JSONObject)?["id"] as? String
+    }
+
+    /// How deeply arrays and objects nest in `json`, counted on the bytes (strings skipped).
+    static func depth(of json: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in json {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                deepest = max(deepest, depth)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
+    }
+}

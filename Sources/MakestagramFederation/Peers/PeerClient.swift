@@ -1,0 +1,141 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import _CryptoExtras
+
+/// Talks to other servers: fetches their documents and delivers activities, every request signed for the actor it
+/// is made for (``HTTPSignature``), every URL checked by the ``PeerPolicy`` first (and again on each redirect, at
+/// most three), with a size limit on what is read and a time limit on the whole exchange.
+public final class PeerClient: Sendable {
+    /// Who signs a request: the key's id and the key.
+    public typealias Signer = @Sendable () async throws -> (keyID: String, key: _RSA.Signing.PrivateKey)
+
+    public enum Failure: Error, CustomStringConvertible {
+        case refused(PeerPolicy.Refusal)
+        case status(Int)
+        case tooLarge
+        case notJSON
+        case tooManyRedirects
+
+        public var description: String {
+            switch self {
+            case .refused(let refusal): refusal.description
+            case .status(let code): "the peer answered \(code)"
+            case .tooLarge: "the peer's answer is too large"
+            case .notJSON: "the peer's answer is not a JSON object"
+            case .tooManyRedirects: "more than three redirects"
+            }
+        }
+    }
+
+    public let policy: PeerPolicy
+    private let client: HTTPClient
+    /// The most bytes read of a document.
+    public var maxDocumentBytes: Int { 1 << 20 }
+    /// How long one exchange may take.
+    public let timeout: TimeAmount
+
+    public init(policy: PeerPolicy, timeout: TimeAmount = .seconds(10)) {
+        self.policy = policy
+        self.timeout = timeout
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: timeout))
+        configuration.decompression = .disabled
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// Fetches the ActivityStreams document at `url`, signed by `signer`.
+    public func fetchDocument(_ url: URL, signer: Signer) async throws -> [String: Any] {
+        var url = url
+        for _ in 0...3 {
+            try check(url)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.method = .GET
+            request.headers.add(
+                name: "Accept",
+                value:
+                    "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"")
+            try await sign(&request, url: url, body: nil, signer: signer)
+            let response = try await client.execute(request, timeout: timeout)
+            if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
+                let next = URL(string: location, relativeTo: url)?.absoluteURL
+            {
+                url = next
+                continue
+            }
+            guard response.status == .ok else { throw Failure.status(Int(response.status.code)) }
+            let body: ByteBuffer
+            do {
+                body = try await response.body.collect(upTo: maxDocumentBytes)
+            } catch is NIOTooManyBytesError {
+                throw Failure.tooLarge
+            }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            else {
+                throw Failure.notJSON
+            }
+            return object
+        }
+        throw Failure.tooManyRedirects
+    }
+
+    /// Fetches a JSON document that is not ActivityStreams (WebFinger), unsigned.
+    public func fetchJSON(_ url: URL) async throws -> [String: Any] {
+        try check(url)
+        var request = HTTPClientRequest(url: url.absoluteString)
+        request.headers.add(name: "Accept", value: "application/jrd+json, application/json")
+        let response = try await client.execute(request, timeout: timeout)
+        guard response.status == .ok else { throw Failure.status(Int(response.status.code)) }
+        let body = try await response.body.collect(upTo: maxDocumentBytes)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        else {
+            throw Failure.notJSON
+        }
+        return object
+    }
+
+    /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
+    public func deliver(_ body: Data, to inbox: URL, signer: Signer) async throws -> Int {
+        try check(inbox)
+        var request = HTTPClientRequest(url: inbox.absoluteString)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/activity+json")
+        try await sign(&request, url: inbox, body: body, signer: signer)
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await client.execute(request, timeout: timeout)
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        return Int(response.status.code)
+    }
+
+    private func check(_ url: URL) throws {
+        do {
+            try policy.check(url)
+        } catch {
+            throw Failure.refused(error)
+        }
+    }
+
+    private func sign(_ request: inout HTTPClientRequest, url: URL, body: Data?, signer: Signer) async throws {
+        let (keyID, key) = try await signer()
+        var host = url.host(percentEncoded: true) ?? ""
+        if let port = url.port { host += ":\(port)" }
+        var headers = ["host": host, "date": HTTPSignature.httpDate()]
+        if let body { headers["digest"] = HTTPSignature.digest(of: body) }
+        var target = url.path(percentEncoded: true)
+        if target.isEmpty { target = "/" }
+        if let query = url.query(percentEncoded: true) { target += "?\(query)" }
+        let signature = try HTTPSignature.sign(
+            HTTPSignature.Request(method: request.method.rawValue, target: target, headers: headers), keyID: keyID,
+            key: key)
+        for (name, value) in headers where name != "host" {
+            request.headers.replaceOrAdd(name: name.capitalized, value: value)
+        }
+        request.headers.replaceOrAdd(name: "Host", value: host)
+        request.headers.replaceOrAdd(name: "Signature", value: signature.header)
+    }
+}

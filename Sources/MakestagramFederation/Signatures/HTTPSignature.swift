@@ -1,0 +1,192 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// HTTP Signatures as the fediverse uses them (draft-cavage-http-signatures-12): a `Signature` header naming the key,
+/// the headers signed and an RSA-SHA256 signature (PKCS #1 v1.5) over them, one per line. `hs2019` is accepted as
+/// the same thing, which is what Mastodon and Pixelfed mean by it.
+public struct HTTPSignature: Sendable, Equatable {
+    /// The id of the key that signed: an actor's `publicKey.id`.
+    public var keyID: String
+    /// The headers signed, lower-case, in order; `(request-target)` stands for the method and path.
+    public var headers: [String]
+    public var algorithm: String?
+    public var signature: Data
+
+    /// What a request is made of, for signing or checking.
+    public struct Request: Sendable {
+        public var method: String
+        /// The path with its query, as sent.
+        public var target: String
+        /// Headers by lower-case name; several values of one name are joined with ", ".
+        public var headers: [String: String]
+
+        public init(method: String, target: String, headers: [String: String]) {
+            self.method = method
+            self.target = target
+            self.headers = Dictionary(
+                headers.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { "\($0), \($1)" })
+        }
+    }
+
+    /// Why a signature was not accepted.
+    public enum Failure: Error, Equatable, CustomStringConvertible {
+        case missing
+        case malformed(String)
+        case unsupportedAlgorithm(String)
+        case headerNotSigned(String)
+        case headerMissing(String)
+        case digestMismatch
+        case dateOutOfRange
+        case invalid
+
+        public var description: String {
+            switch self {
+            case .missing: "the request is not signed"
+            case .malformed(let why): "the Signature header cannot be read: \(why)"
+            case .unsupportedAlgorithm(let name): "the signature algorithm \(name) is not supported"
+            case .headerNotSigned(let name): "the signature does not cover \(name)"
+            case .headerMissing(let name): "the signed header \(name) is missing"
+            case .digestMismatch: "the Digest does not match the body"
+            case .dateOutOfRange: "the Date is more than 12 hours off"
+            case .invalid: "the signature does not verify"
+            }
+        }
+    }
+
+    /// How far a `Date` may be from now.
+    public static let dateTolerance: TimeInterval = 12 * 3600
+
+    /// Reads a `Signature` header (`keyId="…",algorithm="…",headers="…",signature="…"`).
+    public init(header: String) throws(Failure) {
+        var fields: [String: String] = [:]
+        var rest = Substring(header)
+        while !rest.isEmpty {
+            rest = rest.drop(while: { $0 == " " || $0 == "," })
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = rest[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            rest = rest[rest.index(after: equals)...]
+            let value: Substring
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                guard let close = rest.firstIndex(of: "\"") else { throw .malformed("an unclosed quote") }
+                value = rest[..<close]
+                rest = rest[rest.index(after: close)...]
+            } else {
+                let end = rest.firstIndex(of: ",") ?? rest.endIndex
+                value = rest[..<end]
+                rest = rest[end...]
+            }
+            guard fields[name] == nil else { throw .malformed("\(name) twice") }
+            fields[name] = String(value)
+        }
+        guard let keyID = fields["keyid"], !keyID.isEmpty else { throw .malformed("no keyId") }
+        guard let encoded = fields["signature"], let signature = Data(base64Encoded: encoded) else {
+            throw .malformed("no signature")
+        }
+        self.keyID = keyID
+        self.signature = signature
+        self.algorithm = fields["algorithm"]?.lowercased()
+        self.headers = (fields["headers"] ?? "date").lowercased().split(separator: " ").map(String.init)
+    }
+
+    public init(keyID: String, headers: [String], algorithm: String?, signature: Data) {
+        self.keyID = keyID
+        self.headers = headers
+        self.algorithm = algorithm
+        self.signature = signature
+    }
+
+    /// The header's text.
+    public var header: String {
+        var parts = ["keyId=\"\(keyID)\""]
+        if let algorithm { parts.append("algorithm=\"\(algorithm)\"") }
+        parts.append("headers=\"\(headers.joined(separator: " "))\"")
+        parts.append("signature=\"\(signature.base64EncodedString())\"")
+        return parts.joined(separator: ",")
+    }
+
+    /// The text signed: one `name: value` line per signed header.
+    static func signingString(_ request: Request, headers: [String]) throws(Failure) -> String {
+        var lines: [String] = []
+        for name in headers {
+            if name == "(request-target)" {
+                lines.append("(request-target): \(request.method.lowercased()) \(request.target)")
+            } else {
+                guard let value = request.headers[name] else { throw .headerMissing(name) }
+                lines.append("\(name): \(value.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Signs `request` with `key` under `keyID`, over `(request-target)`, `host`, `date` and, when there is a body,
+    /// `digest`; the request must carry those headers already (``signedHeaders(method:target:host:body:date:)``).
+    public static func sign(_ request: Request, keyID: String, key: _RSA.Signing.PrivateKey) throws -> HTTPSignature {
+        var headers = ["(request-target)", "host", "date"]
+        if request.headers["digest"] != nil { headers.append("digest") }
+        let text = try signingString(request, headers: headers)
+        let signature = try key.signature(for: Data(text.utf8), padding: .insecurePKCS1v1_5)
+        return HTTPSignature(
+            keyID: keyID, headers: headers, algorithm: "rsa-sha256", signature: signature.rawRepresentation)
+    }
+
+    /// The `Digest` header of `body`: `SHA-256=` and the base64 of its SHA-256.
+    public static func digest(of body: some DataProtocol) -> String {
+        "SHA-256=" + Data(SHA256.hash(data: body)).base64EncodedString()
+    }
+
+    /// The `Date` header for `date` (IMF-fixdate).
+    public static func httpDate(_ date: Date = Date()) -> String {
+        date.formatted(
+            Date.VerbatimFormatStyle(
+                format:
+                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
+                locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+    }
+
+    /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    public static func parseDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+    }
+
+    /// Checks what can be checked without the key: that a POST's signature covers `(request-target)`, `host`,
+    /// `date` and `digest`, that the `Digest` (its algorithm named in any case) matches `body` as received, and that
+    /// the `Date` is within ``dateTolerance`` of `now`.
+    public func checkCoverage(of request: Request, body: some DataProtocol, now: Date = Date()) throws(Failure) {
+        if let algorithm, !["rsa-sha256", "hs2019"].contains(algorithm) { throw .unsupportedAlgorithm(algorithm) }
+        var required = ["(request-target)", "host", "date"]
+        if request.method.uppercased() == "POST" { required.append("digest") }
+        for name in required where !headers.contains(name) { throw .headerNotSigned(name) }
+        guard let dateText = request.headers["date"], let date = Self.parseDate(dateText) else {
+            throw .headerMissing("date")
+        }
+        guard abs(date.timeIntervalSince(now)) <= Self.dateTolerance else { throw .dateOutOfRange }
+        if let digests = request.headers["digest"] {
+            let sha256 = digests.split(separator: ",").compactMap { item -> Substring? in
+                let trimmed = item.drop(while: { $0 == " " })
+                guard let equals = trimmed.firstIndex(of: "="),
+                    trimmed[..<equals].lowercased() == "sha-256"
+                else { return nil }
+                return trimmed[trimmed.index(after: equals)...]
+            }
+            guard let value = sha256.first, Data(base64Encoded: String(value)) == Data(SHA256.hash(data: body)) else {
+                throw .digestMismatch
+            }
+        } else if request.method.uppercased() == "POST" {
+            throw .headerMissing("digest")
+        }
+    }
+
+    /// Whether the signature over `request`'s signed headers verifies with `publicKeyPEM`.
+    public func verifies(_ request: Request, publicKeyPEM: String) throws(Failure) -> Bool {
+        let text = try Self.signingString(request, headers: headers)
+        guard let key = try? _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM) else { return false }
+        return key.isValidSignature(
+            _RSA.Signing.RSASignature(rawRepresentation: signature), for: Data(text.utf8), padding: .insecurePKCS1v1_5)
+    }
+}
