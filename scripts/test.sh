@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing and runs every test: the Swift suites (server, store on SQLite and PostgreSQL, photos, SDK,
 # Incremental), the HTTP API conformance tests, the command line against a live server, the web client in headless
-# Chromium, two instances on PostgreSQL behind nginx, and the Incremental tests again under ThreadSanitizer.
+# Chromium, two instances on PostgreSQL behind nginx, federation with a peer built on another ActivityPub library
+# (bovine), and the Incremental tests again under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh --test
@@ -18,5 +19,5 @@ if ! timeout --kill-after=30s 25m swift test --skip-build; then
   exit 1
 fi
 MAKESTAGRAM_BIN="$(swift build --show-bin-path)/makestagram" python3 -m pytest -q Tests/api Tests/cli Tests/browser \
-  Tests/deployment
+  Tests/deployment Tests/federation
 bash scripts/tsan-incremental.sh

@@ -1,0 +1,192 @@
+"""A Makestagram server and a peer built on bovine (an independent ActivityPub library; peer.py) on loopback names:
+the peer finds people here, follows, likes, replies and takes each back, every request signed and checked by the other
+side's own code, and whatever a peer sends wrongly signed is refused with nothing kept."""
+import pathlib
+import uuid
+
+import pytest
+import requests
+
+from federation_support import FederatedServer, HostNames, Peer, eventually, free_loopback_address
+
+PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
+AS = "application/activity+json"
+
+
+@pytest.fixture(scope="module")
+def world():
+    names = HostNames()
+    servers = []
+    try:
+        a, p = free_loopback_address(), free_loopback_address()
+        names.add("mk-a.test", a)
+        names.add("peer.test", p)
+        mk = FederatedServer("mk-a.test", a)
+        servers.append(mk)
+        peer = Peer("peer.test", p)
+        servers.append(peer)
+        alice = mk.sign_up("alice")
+        with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+            answer = requests.post(mk.base + "/api/v1/posts", headers=alice, files={"image": photo},
+                                   data={"caption": "Hello #fediverse", "altText": "A cat on a sofa"}, timeout=60)
+        assert answer.status_code == 201, answer.text
+        peer.person("bob", "Bob Peer")
+        peer.person("carol", "Carol Peer")
+        yield {"mk": mk, "peer": peer, "alice": alice, "post": answer.json()}
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()
+
+
+def activity_id(kind: str) -> str:
+    return f"http://peer.test/activities/{kind}/{uuid.uuid4()}"
+
+
+def test_the_peer_finds_alice_and_reads_her_and_her_post(world):
+    mk, peer, post = world["mk"], world["peer"], world["post"]
+    finger = requests.get(mk.base + "/.well-known/webfinger", params={"resource": "acct:alice@mk-a.test"},
+                          timeout=10).json()
+    assert finger["subject"] == "acct:alice@mk-a.test"
+    link = next(link for link in finger["links"] if link["rel"] == "self")
+    assert link["href"] == "http://mk-a.test/users/alice" and link["type"] == AS
+    # Fetched signed by bovine, as another server would.
+    fetched = peer.fetch("bob", link["href"])
+    assert fetched["status"] == 200
+    actor = __import__("json").loads(fetched["body"])
+    assert actor["id"] == link["href"] and actor["type"] == "Person"
+    assert actor["publicKey"]["owner"] == actor["id"] and "BEGIN PUBLIC KEY" in actor["publicKey"]["publicKeyPem"]
+    assert actor["endpoints"]["sharedInbox"] == "http://mk-a.test/inbox"
+    for field in ("inbox", "outbox", "followers", "following", "url", "manuallyApprovesFollowers"):
+        assert field in actor
+    nodeinfo = requests.get(mk.base + "/.well-known/nodeinfo", timeout=10).json()
+    document = requests.get(nodeinfo["links"][0]["href"], timeout=10).json()
+    assert document["protocols"] == ["activitypub"] and document["usage"]["users"]["total"] >= 1
+    # The post's id answers its Note to ActivityPub clients and the page to browsers.
+    note = requests.get(f"http://mk-a.test/p/{post['id']}", headers={"Accept": AS}, timeout=10).json()
+    assert note["type"] == "Note" and note["attributedTo"] == actor["id"]
+    assert note["attachment"][0]["type"] == "Image" and note["attachment"][0]["name"] == "A cat on a sofa"
+    assert {"type": "Hashtag", "name": "#fediverse", "href": "http://mk-a.test/t/fediverse"} in note["tag"]
+    page = requests.get(f"http://mk-a.test/p/{post['id']}", headers={"Accept": "text/html"}, timeout=10)
+    assert page.headers["content-type"].startswith("text/html")
+    assert requests.get(mk.base + "/.well-known/webfinger", params={"resource": "acct:alice@elsewhere.test"},
+                        timeout=10).status_code == 404
+
+
+def test_a_follow_from_the_peer_counts_and_is_accepted(world):
+    mk, peer = world["mk"], world["peer"]
+    follow = {"@context": "https://www.w3.org/ns/activitystreams", "id": activity_id("follow"), "type": "Follow",
+              "actor": "http://peer.test/users/bob", "object": "http://mk-a.test/users/alice"}
+    answer = peer.send("bob", "http://mk-a.test/users/alice/inbox", follow)
+    assert answer["status"] == 202, answer
+    profile = requests.get(mk.base + "/api/v1/users/alice", headers=world["alice"], timeout=10).json()
+    assert profile["followerCount"] == 1
+    followers = requests.get(mk.base + "/api/v1/users/alice/followers", headers=world["alice"], timeout=10).json()
+    assert [person["username"] for person in followers["items"]] == ["bob@peer.test"]
+
+    # The Accept reaches bob's inbox, signed by alice's key and verified by bovine.
+    def accepted():
+        return [item["activity"] for item in peer.received()["received"] if item["activity"]["type"] == "Accept"]
+    accepts = eventually(accepted)
+    assert accepts, peer.received()
+    assert accepts[0]["actor"] == "http://mk-a.test/users/alice"
+    assert accepts[0]["object"] == follow or accepts[0]["object"] == follow["id"]
+    assert peer.received()["refused"] == []
+
+
+def test_likes_from_the_peer_count_once_and_undo_takes_them_back(world):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+    note = f"http://mk-a.test/p/{post['id']}"
+
+    def state():
+        return requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()
+
+    like = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/bob", "object": note}
+    assert peer.send("bob", "http://mk-a.test/inbox", like)["status"] == 202
+    assert state()["likeCount"] == 1 and state()["likers"] == ["bob@peer.test"]
+    # The same Like again, or a new Like id from the same person: still one.
+    assert peer.send("bob", "http://mk-a.test/inbox", like)["status"] == 202
+    assert peer.send("bob", "http://mk-a.test/inbox", {**like, "id": activity_id("like")})["status"] == 202
+    assert state()["likeCount"] == 1
+
+    # The like reaches alice's activity.
+    def liked_by_bob():
+        groups = requests.get(mk.base + "/api/v1/activity", headers=alice, timeout=10).json()["items"]
+        return any(actor["username"] == "bob@peer.test" for group in groups if group["kind"] == "like"
+                   for actor in group["actors"])
+    assert eventually(liked_by_bob)
+
+    undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/bob", "object": like}
+    assert peer.send("bob", "http://mk-a.test/inbox", undo)["status"] == 202
+    assert state()["likeCount"] == 0
+    # Like again, and Undo naming the Like by id only.
+    again = {**like, "id": activity_id("like")}
+    assert peer.send("bob", "http://mk-a.test/inbox", again)["status"] == 202
+    assert state()["likeCount"] == 1
+    by_id = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/bob", "object": again["id"]}
+    assert peer.send("bob", "http://mk-a.test/inbox", by_id)["status"] == 202
+    assert state()["likeCount"] == 0
+
+
+def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+    note_id = f"http://peer.test/notes/{uuid.uuid4()}"
+    reply = {"id": note_id, "type": "Note", "attributedTo": "http://peer.test/users/bob",
+             "inReplyTo": f"http://mk-a.test/p/{post['id']}",
+             "content": "<p>What a <b>lovely</b> cat &amp; sofa</p>", "to": ["https://www.w3.org/ns/activitystreams#Public"]}
+    create = {"id": note_id + "/activity", "type": "Create", "actor": "http://peer.test/users/bob", "object": reply}
+    assert peer.send("bob", "http://mk-a.test/inbox", create)["status"] == 202
+    assert peer.send("bob", "http://mk-a.test/inbox", create)["status"] == 202, "the same reply twice"
+    comments = requests.get(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, timeout=10).json()
+    assert [(c["author"]["username"], c["text"]) for c in comments["items"]] == [
+        ("bob@peer.test", "What a lovely cat & sofa")]
+
+    # Carol cannot delete bob's reply; bob can.
+    forged = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/carol",
+              "object": note_id}
+    assert peer.send("carol", "http://mk-a.test/inbox", forged)["status"] == 202
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["commentCount"] == 1
+    delete = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/bob",
+              "object": {"id": note_id, "type": "Tombstone"}}
+    assert peer.send("bob", "http://mk-a.test/inbox", delete)["status"] == 202
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["commentCount"] == 0
+
+
+@pytest.mark.parametrize("broken, status, reason", [
+    ("unsigned", 401, "not signed"), ("digest", 400, "Digest does not match"), ("date", 401, "12 hours"),
+    ("key", 401, "not the actor's")])
+def test_activities_signed_wrongly_are_refused_and_change_nothing(world, broken, status, reason):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+    before = requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"]
+    like = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/bob",
+            "object": f"http://mk-a.test/p/{post['id']}"}
+    # `key`: signed by carol's key while the activity says it is bob's.
+    answer = peer.send("bob", "http://mk-a.test/inbox", like, broken=broken,
+                       signer="carol" if broken == "key" else "bob")
+    assert answer["status"] == status and reason in answer["body"], answer
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"] == before
+
+
+def test_ids_on_another_server_than_the_actor_are_refused(world):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+    like = {"id": "http://elsewhere.test/likes/1", "type": "Like", "actor": "http://peer.test/users/bob",
+            "object": f"http://mk-a.test/p/{post['id']}"}
+    assert peer.send("bob", "http://mk-a.test/inbox", like)["status"] == 400
+    # An actor claiming to be on this server.
+    local = {"id": activity_id("like"), "type": "Like", "actor": "http://mk-a.test/users/alice",
+             "object": f"http://mk-a.test/p/{post['id']}"}
+    assert peer.send("bob", "http://mk-a.test/inbox", local)["status"] == 401
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"] == 0
+
+
+def test_an_undone_follow_no_longer_counts(world):
+    mk, peer = world["mk"], world["peer"]
+    follow = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/carol",
+              "object": "http://mk-a.test/users/alice"}
+    assert peer.send("carol", "http://mk-a.test/users/alice/inbox", follow)["status"] == 202
+    count = lambda: requests.get(mk.base + "/api/v1/users/alice", headers=world["alice"],  # noqa: E731
+                                 timeout=10).json()["followerCount"]
+    assert count() == 2
+    undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/carol", "object": follow}
+    assert peer.send("carol", "http://mk-a.test/users/alice/inbox", undo)["status"] == 202
+    assert count() == 1
