@@ -104,6 +104,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .target(
@@ -197,7 +198,8 @@ let package = Package(
         .testTarget(
             name: "MakestagramServerTests",
             dependencies: [
-                "MakestagramServer", "MakestagramCore", "MakestagramFederation", "MakestagramStoreSQLite", "MakestagramLive",
+                "MakestagramServer", "MakestagramCore", "MakestagramFederation", "MakestagramStoreSQLite",
+                "MakestagramLive",
                 .product(name: "Configuration", package: "swift-configuration"), "Photos", "TestFixtures",
                 "ServerTestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -25,6 +25,22 @@ public enum Limits {
     public static let maxPageSize = 100
 
     /// Whether `username` is a valid handle: 3–30 of `[a-z0-9_.]`.
+    /// Whether `username` is how a person on another server is named here: `user@host` (or `user@host:port`), in lower
+    /// case, at most 320 bytes.
+    public static func isRemoteUsername(_ username: String) -> Bool {
+        let parts = username.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, username.utf8.count <= 320, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        let name = parts[0].utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F || byte == 0x2E
+                || byte == 0x2D
+        }
+        let host = parts[1].utf8.allSatisfy { byte in
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x2E || byte == 0x2D
+                || byte == 0x3A
+        }
+        return name && host
+    }
+
     public static func isValidUsername(_ username: String) -> Bool {
         usernameLength.contains(username.utf8.count)
             && username.utf8.allSatisfy { byte in

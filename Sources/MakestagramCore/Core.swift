@@ -23,6 +23,8 @@ package struct Core<S: Store>: Sendable {
     package let maxUploadBytes: Int
     /// The most photos a post may hold.
     package let maxPhotosPerPost: Int
+    /// People on other servers, when federation is on.
+    package let remote = RemotePeople()
 
     package init(
         store: S, protection: Protection, worker: PhotoWorker, bcryptCost: UInt8,

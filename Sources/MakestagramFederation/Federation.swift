@@ -8,6 +8,7 @@ import Logging
 import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
+import ServiceLifecycle
 
 /// A JSON object as ActivityStreams documents are read and written here.
 public typealias JSONObject = [String: Any]
@@ -43,7 +44,6 @@ public final class Federation<S: Store>: Sendable {
     let core: Core<S>
     let keys: ActorKeys
     let peers: PeerClient
-    let deliveries: Deliveries
     let logger: Logger
 
     package init(core: Core<S>, options: FederationOptions, logger: Logger) {
@@ -52,7 +52,6 @@ public final class Federation<S: Store>: Sendable {
         self.keys = ActorKeys(store: core.store)
         self.peers = PeerClient(policy: PeerPolicy(allowPrivatePeers: options.allowPrivatePeers))
         self.logger = logger
-        self.deliveries = Deliveries(peers: peers, logger: logger)
     }
 
     var store: S { core.store }
@@ -94,8 +93,14 @@ public final class Federation<S: Store>: Sendable {
     }
 
     public func shutdown() async {
-        await deliveries.stop()
         try? await peers.shutdown()
+    }
+
+    /// What runs beside the server: federation's consumer of the change log, woken by `bell`, and the worker that
+    /// sends what it queues.
+    package func services(bell: ChangeBell) -> [any Service] {
+        let worker = DeliveryWorker(federation: self)
+        return [FederationConsumer(federation: self, bell: bell, worker: worker), worker]
     }
 
 }

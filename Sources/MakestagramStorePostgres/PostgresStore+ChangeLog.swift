@@ -66,7 +66,9 @@ extension PostgresStore {
                 guard let seq, let xid = xid.flatMap(UInt64.init), let payload, let at, taken < limit else { continue }
                 taken += 1
                 next.applied[seq] = xid
-                if let event = ChangeRecord(payload: payload)?.event(audience: []) {
+                if let record = ChangeRecord(payload: payload),
+                    let event = record.event(audience: record.audienceAuthor.map { [$0] } ?? [])
+                {
                     changes.append(LoggedChange(event: event, at: Date(timeIntervalSince1970: at)))
                 }
             }

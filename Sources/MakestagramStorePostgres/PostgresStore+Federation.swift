@@ -198,4 +198,120 @@ extension PostgresStore {
             try await connection.query("DELETE FROM inbound_activities WHERE id = \(id)", logger: logger)
         }
     }
+
+    public func inboundFollow(actor: Int64, target: Int64) async throws -> String? {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT id FROM inbound_activities WHERE actor_id = \(actor) AND kind = 'follow' AND object_id = \(target)
+                ORDER BY received_at DESC LIMIT 1
+                """, logger: logger
+            ).collect().first?.decode(String.self)
+        }
+    }
+
+    // MARK: Deliveries
+
+    public func joinChangeLog(consumer: String) async throws {
+        try await write { [logger] connection, _ in
+            try await connection.query(
+                """
+                INSERT INTO change_consumers (name, position)
+                VALUES (\(consumer), pg_snapshot_xmin(pg_current_snapshot())::text || '|')
+                ON CONFLICT (name) DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    public func leaveChangeLog(consumer: String) async throws {
+        try await write { [logger] connection, _ in
+            try await connection.query("DELETE FROM change_consumers WHERE name = \(consumer)", logger: logger)
+        }
+    }
+
+    public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
+        -> Bool
+    {
+        try await write { [logger] connection, _ in
+            let moved = try await connection.query(
+                """
+                UPDATE change_consumers SET position = \(batch.to)
+                WHERE name = \(consumer) AND position = \(batch.from) RETURNING 1
+                """, logger: logger
+            ).collect()
+            guard !moved.isEmpty else { return false }
+            guard !deliveries.isEmpty else { return true }
+            let now = Date().timeIntervalSince1970
+            try await connection.query(
+                """
+                INSERT INTO deliveries (activity_id, inbox, sender_id, body, next_attempt, created_at)
+                SELECT a, i, nullif(s, 0), convert_to(b, 'UTF8'), \(now), \(now)
+                FROM unnest(\(deliveries.map(\.activityID))::text[], \(deliveries.map(\.inbox))::text[],
+                  \(deliveries.map { $0.sender ?? 0 })::bigint[], \(deliveries.map { String(decoding: $0.body, as: UTF8.self) })::text[]) AS d(a, i, s, b)
+                ON CONFLICT (activity_id, inbox) DO NOTHING
+                """, logger: logger)
+            return true
+        }
+    }
+
+    public func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery] {
+        try await write { [logger] connection, _ in
+            let now = Date().timeIntervalSince1970
+            let until = now + Double(lease.components.seconds)
+            return try await connection.query(
+                """
+                UPDATE deliveries SET next_attempt = \(until), attempts = attempts + 1
+                WHERE id IN (
+                  SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt <= \(now)
+                  ORDER BY next_attempt, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING id, activity_id, inbox, sender_id, body, attempts
+                """, logger: logger
+            ).collect().map { row in
+                let (id, activity, inbox, sender, body, attempts) = try row.decode(
+                    (Int64, String, String, Int64?, Data, Int).self)
+                return QueuedDelivery(
+                    id: id,
+                    delivery: OutboundDelivery(activityID: activity, inbox: inbox, sender: sender, body: body),
+                    attempts: attempts)
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    public func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws {
+        try await write { [logger] connection, _ in
+            let now = Date().timeIntervalSince1970
+            switch outcome {
+            case .delivered(let status):
+                try await connection.query(
+                    """
+                    UPDATE deliveries SET state = 'delivered', last_status = \(status), last_error = NULL,
+                      finished_at = \(now)
+                    WHERE id = \(id)
+                    """, logger: logger)
+            case .retry(let at, let status, let error):
+                try await connection.query(
+                    """
+                    UPDATE deliveries SET next_attempt = \(at.timeIntervalSince1970), last_status = \(status),
+                      last_error = \(error)
+                    WHERE id = \(id)
+                    """, logger: logger)
+            case .gaveUp(let status, let error):
+                try await connection.query(
+                    """
+                    UPDATE deliveries SET state = 'failed', last_status = \(status), last_error = \(error),
+                      finished_at = \(now)
+                    WHERE id = \(id)
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func purgeDeliveries(finishedBefore date: Date) async throws {
+        try await write { [logger] connection, _ in
+            try await connection.query(
+                """
+                DELETE FROM deliveries WHERE state <> 'pending' AND finished_at < \(date.timeIntervalSince1970)
+                """, logger: logger)
+        }
+    }
 }

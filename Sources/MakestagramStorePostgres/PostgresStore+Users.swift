@@ -289,7 +289,7 @@ extension PostgresStore {
                 }
                 let state = try await connection.query(
                     """
-                    SELECT u.is_private,
+                    SELECT u.is_private OR EXISTS (SELECT 1 FROM remote_actors WHERE user_id = u.id),
                       EXISTS (SELECT 1 FROM follows WHERE follower_id = \(viewer) AND followee_id = \(target))
                     FROM users u WHERE u.id = \(target)
                     """, logger: logger

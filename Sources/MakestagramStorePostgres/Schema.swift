@@ -40,6 +40,7 @@ enum Schema {
         ("v25 private accounts and follow requests", v25),
         ("v26 server keys", v26),
         ("v27 federation", v27),
+        ("v28 deliveries", v28),
     ]
 
     static let v1 = """

@@ -95,6 +95,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v21 private accounts and follow requests", migrate: Schema.v21)
         migrator.registerMigration("v22 server keys", migrate: Schema.v22)
         migrator.registerMigration("v23 federation", migrate: Schema.v23)
+        migrator.registerMigration("v24 deliveries", migrate: Schema.v24)
         return migrator
     }
 }

@@ -96,7 +96,9 @@ extension SQLiteStore {
                 last = row[0]
                 read += 1
                 let payload: String = row[1]
-                guard let record = ChangeRecord(payload: payload), let event = record.event(audience: []) else {
+                guard let record = ChangeRecord(payload: payload),
+                    let event = record.event(audience: record.audienceAuthor.map { [$0] } ?? [])
+                else {
                     continue
                 }
                 changes.append(LoggedChange(event: event, at: Date(timeIntervalSince1970: row[2])))

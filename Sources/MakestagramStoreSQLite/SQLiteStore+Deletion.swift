@@ -79,7 +79,7 @@ extension SQLiteStore {
                     FROM posts WHERE author_id = ? ORDER BY id LIMIT ?
                     """, arguments: [userID, budget])
             for row in posts {
-                files += try removePost(db, id: row["id"], row: row)
+                files += try removePost(db, id: row["id"], author: userID, row: row)
                 budget -= 1 + readers + (row["rows"] as Int)
                 if budget <= 0 { break }
             }

@@ -152,4 +152,115 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM inbound_activities WHERE id = ?", arguments: [id])
         }
     }
+
+    public func inboundFollow(actor: Int64, target: Int64) async throws -> String? {
+        try await read { db in
+            try String.fetchOne(
+                db,
+                sql: """
+                    SELECT id FROM inbound_activities WHERE actor_id = ? AND kind = 'follow' AND object_id = ?
+                    ORDER BY received_at DESC LIMIT 1
+                    """, arguments: [actor, target])
+        }
+    }
+
+    // MARK: Deliveries
+
+    public func joinChangeLog(consumer: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO change_consumers (name, position)
+                    VALUES (?, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'changes'), 0))
+                    """, arguments: [consumer])
+        }
+    }
+
+    public func leaveChangeLog(consumer: String) async throws {
+        try await write { db in
+            try db.execute(sql: "DELETE FROM change_consumers WHERE name = ?", arguments: [consumer])
+        }
+    }
+
+    public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
+        -> Bool
+    {
+        try await write { db in
+            guard let from = Int64(batch.from), let to = Int64(batch.to) else {
+                throw StoreError.database("a change position of another store")
+            }
+            try db.execute(
+                sql: "UPDATE change_consumers SET position = ? WHERE name = ? AND position = ?",
+                arguments: [to, consumer, from])
+            guard db.changesCount == 1 else { return false }
+            let now = Self.now
+            for delivery in deliveries {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT OR IGNORE INTO deliveries (activity_id, inbox, sender_id, body, next_attempt, created_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [delivery.activityID, delivery.inbox, delivery.sender, delivery.body, now, now])
+            }
+            try db.execute(
+                sql: "DELETE FROM changes WHERE seq <= (SELECT min(position) FROM change_consumers) AND seq <= ?",
+                arguments: [to])
+            return true
+        }
+    }
+
+    public func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery] {
+        try await write { db in
+            let now = Self.now
+            let until = now + Double(lease.components.seconds)
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    UPDATE deliveries SET next_attempt = ?, attempts = attempts + 1
+                    WHERE id IN (
+                      SELECT id FROM deliveries WHERE state = 'pending' AND next_attempt <= ?
+                      ORDER BY next_attempt, id LIMIT ?)
+                    RETURNING id, activity_id, inbox, sender_id, body, attempts
+                    """, arguments: [until, now, limit]
+            ).map { row in
+                QueuedDelivery(
+                    id: row["id"],
+                    delivery: OutboundDelivery(
+                        activityID: row["activity_id"], inbox: row["inbox"], sender: row["sender_id"],
+                        body: row["body"]),
+                    attempts: row["attempts"])
+            }.sorted { $0.id < $1.id }
+        }
+    }
+
+    public func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws {
+        try await write { db in
+            switch outcome {
+            case .delivered(let status):
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = ?
+                        WHERE id = ?
+                        """, arguments: [status, Self.now, id])
+            case .retry(let at, let status, let error):
+                try db.execute(
+                    sql: "UPDATE deliveries SET next_attempt = ?, last_status = ?, last_error = ? WHERE id = ?",
+                    arguments: [at.timeIntervalSince1970, status, error, id])
+            case .gaveUp(let status, let error):
+                try db.execute(
+                    sql: """
+                        UPDATE deliveries SET state = 'failed', last_status = ?, last_error = ?, finished_at = ?
+                        WHERE id = ?
+                        """, arguments: [status, error, Self.now, id])
+            }
+        }
+    }
+
+    public func purgeDeliveries(finishedBefore date: Date) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "DELETE FROM deliveries WHERE state <> 'pending' AND finished_at < ?",
+                arguments: [date.timeIntervalSince1970])
+        }
+    }
 }

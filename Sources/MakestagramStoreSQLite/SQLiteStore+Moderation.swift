@@ -115,7 +115,7 @@ extension SQLiteStore {
                     arguments: [postID])
             else { throw StoreError.notFound("post") }
             try Self.log(db, .removePost, moderator: moderator, user: row["author_id"], post: postID, reason: reason)
-            return try removePost(db, id: postID, row: row)
+            return try removePost(db, id: postID, author: row["author_id"], row: row)
         }
     }
 

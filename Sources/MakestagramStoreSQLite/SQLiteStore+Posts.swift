@@ -211,16 +211,16 @@ extension SQLiteStore {
                     arguments: [id])
             else { throw StoreError.notFound("post") }
             guard row["author_id"] == viewer else { throw try Self.notYours(db, post: id, viewer: viewer) }
-            return try removePost(db, id: id, row: row)
+            return try removePost(db, id: id, author: viewer, row: row)
         }
     }
 
     /// Deletes a post inside the current transaction and publishes it; `row` holds its `full_file`, `thumb_file`,
     /// `variants` and `version`. Answers the media files it referenced.
-    func removePost(_ db: Database, id: Int64, row: Row) throws -> [String] {
+    func removePost(_ db: Database, id: Int64, author: Int64, row: Row) throws -> [String] {
         let version: Int64 = row["version"]
         let audience = try Self.audience(db, postID: id)
-        try publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience))
+        try publishOnCommit(db, .postDeleted(postID: id, version: version + 1, audience: audience), author: author)
         let more = try Row.fetchAll(
             db, sql: "SELECT \(PostQuery.photoColumns) FROM post_photos WHERE post_id = ?", arguments: [id]
         ).flatMap { PostQuery.photo($0).fileNames }

@@ -273,7 +273,11 @@ extension SQLiteStore {
                         arguments: [viewer, target]) ?? false
                 let isPrivate =
                     try Bool.fetchOne(
-                        db, sql: "SELECT is_private FROM users WHERE id = ?", arguments: [target]) ?? false
+                        db,
+                        sql: """
+                            SELECT is_private OR EXISTS (SELECT 1 FROM remote_actors WHERE user_id = id)
+                            FROM users WHERE id = ?
+                            """, arguments: [target]) ?? false
                 if !follows && isPrivate {
                     try db.execute(
                         sql: """

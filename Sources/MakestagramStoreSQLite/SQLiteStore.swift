@@ -24,9 +24,13 @@ public struct SQLiteStore: Store {
     /// commits (in commit order, on the writer's queue, before the write is answered) applies it to the caches and
     /// hands it to the sink. A rolled-back transaction does none of it.
     func publishOnCommit(_ db: Database, _ event: @autoclosure () throws -> StoreEvent) throws {
-        let event = try event()
+        try publishOnCommit(db, event(), author: nil)
+    }
+
+    /// Logs and publishes `event`, a post's deletion by `author` (whose followers its readers find by them).
+    func publishOnCommit(_ db: Database, _ event: StoreEvent, author: Int64?) throws {
         try db.cachedStatement(sql: "INSERT INTO changes (payload, created_at) VALUES (?, ?)")
-            .execute(arguments: [try ChangeRecord(event).json(), Self.now])
+            .execute(arguments: [try ChangeRecord(event, author: author).json(), Self.now])
         database.commitActions.run { [caches = database.caches, events] in
             caches.apply(event)
             events?.publish(event)

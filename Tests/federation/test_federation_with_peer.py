@@ -90,7 +90,9 @@ def test_a_follow_from_the_peer_counts_and_is_accepted(world):
     accepts = eventually(accepted)
     assert accepts, peer.received()
     assert accepts[0]["actor"] == "http://mk-a.test/users/alice"
-    assert accepts[0]["object"] == follow or accepts[0]["object"] == follow["id"]
+    accepted_follow = accepts[0]["object"]
+    assert {key: accepted_follow[key] for key in ("id", "type", "actor", "object")} == {
+        key: follow[key] for key in ("id", "type", "actor", "object")}
     assert peer.received()["refused"] == []
 
 
@@ -190,3 +192,75 @@ def test_an_undone_follow_no_longer_counts(world):
     undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/carol", "object": follow}
     assert peer.send("carol", "http://mk-a.test/users/alice/inbox", undo)["status"] == 202
     assert count() == 1
+
+
+def received_of(peer: Peer, kind: str, after: int = 0) -> list[dict]:
+    return [item for item in peer.received()["received"][after:] if item["activity"]["type"] == kind]
+
+
+def test_alice_finds_follows_and_unfollows_someone_on_the_peer(world):
+    mk, peer, alice = world["mk"], world["peer"], world["alice"]
+    peer.person("dave", "Dave Peer")
+    found = requests.get(mk.base + "/api/v1/users", headers=alice, params={"query": "@dave@peer.test"},
+                         timeout=30).json()["items"]
+    assert found and found[0]["username"] == "dave@peer.test" and found[0]["displayName"] == "Dave Peer"
+    start = len(peer.received()["received"])
+    asked = requests.put(mk.base + "/api/v1/users/dave@peer.test/follow", headers=alice, timeout=30).json()
+    # It counts once dave's server accepts it, not before.
+    assert asked.get("viewerRequested") is True and asked.get("viewerFollows") is False, asked
+    follows = eventually(lambda: received_of(peer, "Follow", start))
+    assert follows, peer.received()
+    follow = follows[0]["activity"]
+    assert follow["actor"] == "http://mk-a.test/users/alice" and follow["object"] == "http://peer.test/users/dave"
+    assert follows[0]["path"] == "/users/dave/inbox"
+    assert requests.get(mk.base + "/api/v1/users/alice", headers=alice, timeout=10).json()["followingCount"] == 0
+
+    accept = {"id": activity_id("accept"), "type": "Accept", "actor": "http://peer.test/users/dave", "object": follow}
+    assert peer.send("dave", "http://mk-a.test/users/alice/inbox", accept)["status"] == 202
+    dave = requests.get(mk.base + "/api/v1/users/dave@peer.test", headers=alice, timeout=10).json()
+    assert dave["viewerFollows"] is True and dave["followerCount"] == 1
+    assert requests.get(mk.base + "/api/v1/users/alice", headers=alice, timeout=10).json()["followingCount"] == 1
+
+    start = len(peer.received()["received"])
+    assert requests.delete(mk.base + "/api/v1/users/dave@peer.test/follow", headers=alice,
+                           timeout=30).status_code == 200
+    undos = eventually(lambda: received_of(peer, "Undo", start))
+    assert undos and undos[0]["activity"]["object"]["type"] == "Follow"
+    assert undos[0]["activity"]["object"]["object"] == "http://peer.test/users/dave"
+    assert peer.received()["refused"] == []
+
+
+def test_alices_posts_edits_deletions_and_profile_reach_her_followers_server(world):
+    mk, peer, alice = world["mk"], world["peer"], world["alice"]
+    start = len(peer.received()["received"])
+    with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+        answer = requests.post(mk.base + "/api/v1/posts", headers=alice, files={"image": photo},
+                               data={"caption": "Second #cat", "altText": "The cat again"}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    post = answer.json()
+    creates = eventually(lambda: received_of(peer, "Create", start))
+    assert len(creates) == 1, "bob follows alice: peer.test gets the post once, at its shared inbox"
+    assert creates[0]["path"] == "/inbox"
+    note = creates[0]["activity"]["object"]
+    assert note["id"] == f"http://mk-a.test/p/{post['id']}" and note["attributedTo"] == "http://mk-a.test/users/alice"
+    image = note["attachment"][0]
+    assert image["type"] == "Image" and image["name"] == "The cat again" and image["width"] > 0
+    assert image["url"].startswith("http://mk-a.test/media/")
+    assert requests.get(image["url"], timeout=10).status_code == 200
+
+    edited = requests.patch(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, json={"caption": "Edited #cat"},
+                            timeout=30)
+    assert edited.status_code == 200, edited.text
+    updates = eventually(lambda: received_of(peer, "Update", start))
+    assert updates and "Edited" in updates[0]["activity"]["object"]["content"]
+
+    assert requests.delete(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=30).status_code == 204
+    deletes = eventually(lambda: received_of(peer, "Delete", start))
+    assert deletes and deletes[0]["activity"]["object"]["id"] == note["id"]
+
+    renamed = requests.patch(mk.base + "/api/v1/me", headers=alice, json={"displayName": "Alice Anew"}, timeout=30)
+    assert renamed.status_code == 200, renamed.text
+    people = eventually(lambda: [u for u in received_of(peer, "Update", start)
+                                 if u["activity"]["object"].get("type") == "Person"])
+    assert people and people[0]["activity"]["object"]["name"] == "Alice Anew"
+    assert peer.received()["refused"] == []

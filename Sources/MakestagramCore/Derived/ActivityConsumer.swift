@@ -108,7 +108,7 @@ package final class ActivityConsumer<S: ChangeLogStore & MaintenanceStoring>: Se
 /// Rings for every committed change that may cause activity (a store's sink): the activity consumer wakes on it.
 /// Rings coalesce: one waiting ring stands for any number of changes.
 package final class ChangeBell: StoreEventSink {
-    let rings: AsyncStream<Void>
+    package let rings: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
     package init() {
@@ -123,7 +123,7 @@ package final class ChangeBell: StoreEventSink {
         }
     }
 
-    func ring() {
+    package func ring() {
         continuation.yield()
     }
 }

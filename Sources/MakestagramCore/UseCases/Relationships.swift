@@ -9,6 +9,23 @@ package struct Relationships<S: Store>: Sendable {
     /// The part of the store this use case writes and reads.
     var store: some PeopleStoring { core.store }
 
+    /// People whose username or display name contains `query`, ranked for `viewer`; a handle of someone on another
+    /// server (`@bob@example.social`, or their URL) is looked up there first and comes first.
+    package func search(_ query: String, viewer: Int64, limit: Int) async throws -> [UserSummary] {
+        var found: [UserSummary] = []
+        if RemotePeople.isHandle(query), let username = await core.remote.resolve(query),
+            let profile = try await store.profile(username: username, viewer: viewer)
+        {
+            found.append(profile.summary)
+        }
+        let name = query.hasPrefix("@") ? String(query.dropFirst()) : query
+        for user in try await store.searchUsers(query: name, viewer: viewer, limit: limit)
+        where !found.contains(where: { $0.id == user.id }) {
+            found.append(user)
+        }
+        return Array(found.prefix(limit))
+    }
+
     /// Makes `user` follow `username`, or stop; answers the followee's follower count and whether the user follows.
     package func follow(_ username: String, by user: Int64, following: Bool) async throws -> FollowState {
         try core.protection.take(.follows, user: user)

@@ -130,11 +130,18 @@ extension Federation {
             guard let target = Self.id(of: activity["object"]), let username = localUsername(ofActor: target) else {
                 throw InboxRefusal.notFound("the followed actor is not on this server")
             }
-            let state = try await core.relationships.follow(username, by: actor.userID, following: true)
-            guard let followed = try await store.profile(username: username, viewer: 0) else { return }
+            guard let followed = try await store.profile(username: username, viewer: actor.userID) else {
+                throw InboxRefusal.notFound("the followed actor is not on this server")
+            }
+            // Remembered first: the Accept, sent once the follow is committed, names this Follow.
             _ = try await store.rememberInbound(
                 InboundActivity(id: id, actor: actor.userID, kind: .follow, object: followed.id))
-            if state.viewerFollows { try await accept(activity, of: followed.summary, to: actor) }
+            do {
+                _ = try await core.relationships.follow(username, by: actor.userID, following: true)
+            } catch {
+                try await store.forgetInbound(id: id)
+                throw error
+            }
         case "Like":
             guard let object = Self.id(of: activity["object"]), let postID = localPostID(object) else {
                 throw InboxRefusal.notFound("the liked post is not on this server")
@@ -142,6 +149,21 @@ extension Federation {
             _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: true)
             _ = try await store.rememberInbound(
                 InboundActivity(id: id, actor: actor.userID, kind: .like, object: postID))
+        case "Accept", "Reject":
+            // The answer to a follow someone here sent: `object` is that Follow, or its id.
+            guard let followID = Self.id(of: activity["object"]), isLocal(followID),
+                let hash = followID.firstIndex(of: "#"), let local = localUsername(ofActor: String(followID[..<hash])),
+                let person = try await store.profile(username: local, viewer: 0)
+            else { throw InboxRefusal.notFound("the answered Follow was not sent from this server") }
+            let accepted = activity["type"] as? String == "Accept"
+            do {
+                try await core.relationships.answerRequest(from: person.username, to: actor.userID, approve: accepted)
+            } catch StoreError.notFound {
+                // Answered before; or, for a Reject, a follow their server ends now.
+                if !accepted {
+                    _ = try await core.relationships.follow(actor.username, by: person.id, following: false)
+                }
+            }
         case "Create":
             guard let note = activity["object"] as? JSONObject else { return }
             try await create(note, actor: actor, origin: origin)
@@ -217,18 +239,6 @@ extension Federation {
             return
         }
         try await store.forgetInbound(id: objectID)
-    }
-
-    /// Sends `Accept` of `follow` (the activity as received) from `user` to the follower's inbox.
-    func accept(_ follow: JSONObject, of user: UserSummary, to follower: RemoteActor) async throws {
-        let actor = actorURI(user.username)
-        let accept: JSONObject = [
-            "@context": "https://www.w3.org/ns/activitystreams",
-            "id": "\(actor)#accepts/follows/\(follower.userID)-\(UUID().uuidString.lowercased())", "type": "Accept",
-            "actor": actor, "object": follow,
-        ]
-        guard let inbox = URL(string: follower.inbox) else { return }
-        await deliveries.enqueue(ActivityStreams.data(accept), to: inbox, signer: signer(for: user))
     }
 
     /// `text` cut to at most `limit` Unicode scalars (what the store's length rules count).

@@ -74,8 +74,10 @@ func buildApplication(_ configuration: ServerConfiguration, database: AppDatabas
 struct ChangeSinks {
     let bus = LocalEventBus()
     let bell = ChangeBell()
+    /// Wakes federation's consumer of the change log (when federation is on).
+    let federationBell = ChangeBell()
 
-    var sink: FanOutSink { FanOutSink([bus, bell]) }
+    var sink: FanOutSink { FanOutSink([bus, bell, federationBell]) }
 }
 
 /// The application over `store`, whose committed changes arrive on `sinks`; `services` run with the server (a
@@ -131,7 +133,13 @@ func buildApplication<S: Store>(
             options: FederationOptions(publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers),
             logger: logger)
     }
-    if let federation { logger.info("federation on", metadata: ["public url": "\(federation.options.base)"]) }
+    if let federation {
+        core.remote.use(federation)
+        logger.info("federation on", metadata: ["public url": "\(federation.options.base)"])
+    } else {
+        // Nothing is delivered while federation is off, and the change log is not kept for it.
+        try await store.leaveChangeLog(consumer: "federation")
+    }
     let router = buildRouter(
         core: core, events: events, web: web, federation: federation, configuration: configuration)
     let connectionLimits = configuration.connections
@@ -157,7 +165,8 @@ func buildApplication<S: Store>(
             hub, protection.hashing, MediaSweep(store: store, media: media, logger: logger),
             VariantBackfill(store: store, worker: worker, logger: logger), deletion,
             ActivityConsumer(store: store, bell: sinks.bell, logger: logger),
-        ] + (federation.map { [FederationService(federation: $0)] } ?? []) + services,
+        ] + (federation.map { [FederationService(federation: $0)] + $0.services(bell: sinks.federationBell) } ?? [])
+            + services,
         logger: logger)
 }
 

@@ -168,7 +168,7 @@ extension AppRequestContext {
     /// exist is not found.
     func username(_ name: String = "username") throws -> String {
         guard let text = parameters.get(name)?.removingPercentEncoding.map(TextRules.normalizedUsername),
-            Limits.isValidUsername(text)
+            Limits.isValidUsername(text) || Limits.isRemoteUsername(text)
         else { throw APIError.notFound("user") }
         return text
     }

@@ -203,7 +203,7 @@ struct MastodonController<S: Store>: Sendable {
         let query = try request.queryText("q") ?? ""
         guard !query.isEmpty, query.count <= 50 else { return try MastodonResponse([Mastodon.Account]()) }
         let limit = min(Int(request.uri.queryParameters.get("limit") ?? "") ?? 20, 40)
-        let found = try await store.searchUsers(query: query, viewer: mapper.viewer, limit: max(limit, 1))
+        let found = try await core.relationships.search(query, viewer: mapper.viewer, limit: max(limit, 1))
         return try MastodonResponse(try await mapper.accounts(found))
     }
 
@@ -214,8 +214,8 @@ struct MastodonController<S: Store>: Sendable {
             let mapper = try mapper(request, context)
             let query = (try request.queryText("q") ?? "").trimmingCharacters(in: .whitespaces)
             let name = query.hasPrefix("@") ? String(query.dropFirst()) : query
-            if !name.isEmpty, name.count <= 50 {
-                let found = try await store.searchUsers(query: name, viewer: mapper.viewer, limit: 20)
+            if !name.isEmpty, query.count <= 300 {
+                let found = try await core.relationships.search(query, viewer: mapper.viewer, limit: 20)
                 accounts = try await mapper.accounts(found)
             }
         }

@@ -46,7 +46,7 @@ struct UsersController<S: Store>: Sendable {
             throw APIError.invalidParameter(
                 name: "query", reason: "give 1 to \(PeopleSearch.maximumLength) characters of a username or name")
         }
-        let users = try await store.searchUsers(query: query, viewer: viewer.id, limit: try limit(request))
+        let users = try await core.relationships.search(query, viewer: viewer.id, limit: try limit(request))
         return Page(items: try await store.markingFollows(users, viewer: viewer.id), nextCursor: nil)
     }
 

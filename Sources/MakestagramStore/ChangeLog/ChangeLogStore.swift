@@ -12,6 +12,7 @@ import MakestagramAPI
 public protocol ChangeLogStore: Sendable {
     /// The next changes, at most `limit`, after where the durable consumer `consumer` stands, in log order (changes
     /// to one post or user in commit order), with the positions before and after them. Empty when it is up to date.
+    /// The audience of a new or deleted post is its author alone (the log does not keep the followers).
     func changes(for consumer: String, limit: Int) async throws -> ChangeBatch
     /// Applies `writes` and moves `consumer` from `batch.from` to `batch.to`, in one transaction, then publishes
     /// the unread count of every user whose activity changed (``StoreEvent/activityChanged(user:unreadCount:)``):

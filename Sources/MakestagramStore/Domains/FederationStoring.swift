@@ -89,6 +89,47 @@ public struct InboundActivity: Sendable, Equatable {
     }
 }
 
+/// An activity to send to one inbox, as federation's consumer of the change log queues it.
+public struct OutboundDelivery: Sendable, Equatable {
+    /// The activity's id: with the inbox, what makes a delivery one (queued twice, sent once).
+    public var activityID: String
+    public var inbox: String
+    /// Whose key signs it: a local user, or the instance actor when nil.
+    public var sender: Int64?
+    public var body: Data
+
+    public init(activityID: String, inbox: String, sender: Int64?, body: Data) {
+        self.activityID = activityID
+        self.inbox = inbox
+        self.sender = sender
+        self.body = body
+    }
+}
+
+/// A queued delivery taken to be sent (``FederationStoring/claimDeliveries(limit:lease:)``).
+public struct QueuedDelivery: Sendable, Equatable {
+    public var id: Int64
+    public var delivery: OutboundDelivery
+    /// How many times it has been taken, this time included.
+    public var attempts: Int
+
+    public init(id: Int64, delivery: OutboundDelivery, attempts: Int) {
+        self.id = id
+        self.delivery = delivery
+        self.attempts = attempts
+    }
+}
+
+/// How a delivery attempt ended.
+public enum DeliveryOutcome: Sendable, Equatable {
+    /// The inbox took it (a 2xx).
+    case delivered(status: Int)
+    /// It failed and is tried again at `at`.
+    case retry(at: Date, status: Int?, error: String)
+    /// It failed for good (an answer that cannot change, or two days of failures).
+    case gaveUp(status: Int?, error: String)
+}
+
 /// Federation: the keys local actors sign with, the people of other servers this one knows, and the activities they
 /// sent. Part of ``Store``; both stores implement it.
 public protocol FederationStoring: Sendable {
@@ -118,4 +159,22 @@ public protocol FederationStoring: Sendable {
     func inbound(id: String) async throws -> InboundActivity?
     /// Forgets the remembered activity `id` (it was taken back).
     func forgetInbound(id: String) async throws
+    /// The id of the `Follow` by which remote person `actor` follows (or asked to follow) `target`, if remembered.
+    func inboundFollow(actor: Int64, target: Int64) async throws -> String?
+
+    /// Makes `consumer` a durable consumer of the change log, from the log's end, unless it is one already.
+    func joinChangeLog(consumer: String) async throws
+    /// Stops keeping the log for `consumer` (federation was turned off).
+    func leaveChangeLog(consumer: String) async throws
+    /// Queues `deliveries` (a delivery already queued, same activity and inbox, is left as it is) and moves `consumer`
+    /// from `batch.from` to `batch.to`, in one transaction. False, and nothing written, when the consumer no longer
+    /// stands at `batch.from`.
+    func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws -> Bool
+    /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
+    /// again for `lease` (by this or another instance) while they are sent.
+    func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
+    /// Records how an attempt at delivery `id` ended.
+    func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws
+    /// Forgets deliveries finished (sent or given up) before `date`.
+    func purgeDeliveries(finishedBefore date: Date) async throws
 }

@@ -28,7 +28,8 @@ public protocol PeopleStoring: Sendable {
     func suggestedUsers(viewer: Int64, related: Int64?, limit: Int) async throws -> [UserSummary]
     /// Which of `users` `viewer` follows.
     func followed(by viewer: Int64, among users: [Int64]) async throws -> Set<Int64>
-    /// Makes `viewer` follow or stop following `username`; idempotent. Following a private account asks to (a
+    /// Makes `viewer` follow or stop following `username`; idempotent. Following a private account, or someone on
+    /// another server (whose server answers), asks to (a
     /// request, ``StoreEvent/followRequestChanged(requester:target:pending:)``: the answer says
     /// `viewerRequested`), unless already following; stopping withdraws a request too. Throws `notFound` (no such
     /// user, or one who blocks the viewer), `youBlockThem` or `cannotFollowSelf`.

@@ -1,0 +1,36 @@
+import Foundation
+import MakestagramAPI
+import Synchronization
+
+/// Finds people on other servers by handle: what federation provides to the use cases (none when it is off).
+package protocol RemoteDirectory: Sendable {
+    /// The username here (`user@host`) of the person `handle` names (`user@host`, `@user@host`, or their actor's
+    /// URL), fetched from their server and kept; nil when it names nobody reachable.
+    func resolve(_ handle: String) async throws -> String?
+}
+
+/// The directory of people on other servers, set once federation is up.
+package final class RemotePeople: Sendable {
+    private let directory = Mutex<(any RemoteDirectory)?>(nil)
+
+    package init() {}
+
+    package func use(_ directory: any RemoteDirectory) {
+        self.directory.withLock { $0 = directory }
+    }
+
+    /// Whether `query` names someone elsewhere: `user@host`, `@user@host` or an http(s) URL.
+    package static func isHandle(_ query: String) -> Bool {
+        if query.hasPrefix("https://") || query.hasPrefix("http://") { return true }
+        let name = query.hasPrefix("@") ? query.dropFirst() : Substring(query)
+        guard let at = name.firstIndex(of: "@") else { return false }
+        return at > name.startIndex && name.index(after: at) < name.endIndex
+            && !name[name.index(after: at)...].contains("@")
+    }
+
+    /// The username here of the person `handle` names elsewhere; nil when federation is off or they cannot be found.
+    package func resolve(_ handle: String) async -> String? {
+        guard let directory = directory.withLock({ $0 }) else { return nil }
+        return try? await directory.resolve(handle)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import MakestagramAPI
+import MakestagramStore
+import ServiceLifecycle
+
+/// Sends queued deliveries, on every instance: takes those whose time has come (a lease keeps other instances off
+/// them while they are sent), sends several at once so that a slow server holds up only its own, and records each
+/// outcome. A failure is tried again with exponential backoff and jitter, for about two days; an answer that cannot
+/// change (400, 401, 403, 404, 410) or an address that may not be reached ends it at once.
+final class DeliveryWorker<S: Store>: Service {
+    let federation: Federation<S>
+    /// How many deliveries are sent at once.
+    let concurrency: Int
+    /// How long a taken delivery is kept from others: longer than one attempt can take.
+    let lease: Duration
+    private let rings: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+    var logger: Logger { federation.logger }
+
+    /// Answers after which trying again cannot help.
+    static var final: Set<Int> { [400, 401, 403, 404, 410] }
+    /// The most attempts: the waits between them (30 s doubling, at most 12 h) add up to about two days.
+    static var maxAttempts: Int { 15 }
+
+    init(federation: Federation<S>, concurrency: Int = 32, lease: Duration = .seconds(120)) {
+        self.federation = federation
+        self.concurrency = concurrency
+        self.lease = lease
+        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Wakes the worker: deliveries were queued.
+    func wake() {
+        continuation.yield()
+    }
+
+    /// The wait before attempt `attempts + 1`, jittered.
+    static func backoff(after attempts: Int) -> TimeInterval {
+        let base = min(30 * pow(2, Double(max(0, attempts - 1))), 12 * 3600)
+        return base * Double.random(in: 0.8...1.2)
+    }
+
+    func run() async throws {
+        let ticker = Task { [continuation] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                continuation.yield()
+            }
+        }
+        defer { ticker.cancel() }
+        var lastPurge = Date.distantPast
+        for await _ in rings.cancelOnGracefulShutdown() {
+            do {
+                while try await sendDue() {}
+                if Date().timeIntervalSince(lastPurge) > 3600 {
+                    lastPurge = Date()
+                    try await federation.store.purgeDeliveries(finishedBefore: Date().addingTimeInterval(-7 * 86400))
+                }
+            } catch {
+                logger.warning("sending deliveries failed; trying again", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Sends one round of due deliveries; false when none were due.
+    func sendDue() async throws -> Bool {
+        let due = try await federation.store.claimDeliveries(limit: concurrency, lease: lease)
+        guard !due.isEmpty else { return false }
+        await withTaskGroup(of: Void.self) { group in
+            for queued in due {
+                group.addTask { await self.send(queued) }
+            }
+        }
+        return true
+    }
+
+    private func send(_ queued: QueuedDelivery) async {
+        let delivery = queued.delivery
+        let outcome: DeliveryOutcome
+        do {
+            guard let inbox = URL(string: delivery.inbox) else {
+                throw PeerClient.Failure.refused(.badHost)
+            }
+            let sender: UserSummary? =
+                if let id = delivery.sender { try await federation.store.profile(id: id, viewer: id)?.summary } else {
+                    nil
+                }
+            if delivery.sender != nil && sender == nil {
+                outcome = .gaveUp(status: nil, error: "the sender is gone")
+            } else {
+                let status = try await federation.peers.deliver(
+                    delivery.body, to: inbox, signer: federation.signer(for: sender))
+                outcome = Self.outcome(status: status, error: nil, attempts: queued.attempts)
+            }
+        } catch let failure as PeerClient.Failure {
+            if case .refused = failure {
+                outcome = .gaveUp(status: nil, error: failure.description)
+            } else {
+                outcome = Self.outcome(status: nil, error: failure.description, attempts: queued.attempts)
+            }
+        } catch {
+            outcome = Self.outcome(status: nil, error: "\(error)", attempts: queued.attempts)
+        }
+        switch outcome {
+        case .delivered: break
+        case .retry(_, let status, let error), .gaveUp(let status, let error):
+            logger.info(
+                "delivery failed",
+                metadata: [
+                    "inbox": "\(delivery.inbox)", "activity": "\(delivery.activityID)",
+                    "status": "\(status.map(String.init) ?? "-")", "error": "\(error)",
+                    "final": "\(outcome == .gaveUp(status: status, error: error))",
+                ])
+        }
+        do {
+            try await federation.store.finishDelivery(id: queued.id, outcome: outcome)
+        } catch {
+            logger.warning("recording a delivery failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    static func outcome(status: Int?, error: String?, attempts: Int) -> DeliveryOutcome {
+        if let status, (200..<300).contains(status) { return .delivered(status: status) }
+        let error = error ?? "answered \(status ?? 0)"
+        if let status, final.contains(status) { return .gaveUp(status: status, error: error) }
+        if attempts >= maxAttempts { return .gaveUp(status: status, error: error) }
+        return .retry(at: Date().addingTimeInterval(backoff(after: attempts)), status: status, error: error)
+    }
+}

@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import MakestagramAPI
+import MakestagramStore
+
+/// What other servers must learn of each change, written once: the activities a change causes and the inboxes they
+/// go to. Federation's consumer of the change log (``FederationConsumer``) queues what these answer.
+extension Federation {
+    /// The deliveries `change` causes.
+    func deliveries(for change: LoggedChange) async throws -> [OutboundDelivery] {
+        let stamp = Int64(change.at.timeIntervalSince1970 * 1000)
+        switch change.event {
+        case .postCreated(let post, _):
+            guard try await store.remoteActor(user: post.author.id) == nil else { return [] }
+            var note = note(of: post)
+            if try await store.profile(id: post.author.id, viewer: post.author.id)?.isPrivate == true {
+                note["to"] = ["\(actorURI(post.author.username))/followers"]
+                note["cc"] = [String]()
+            }
+            return try await toFollowers(of: post.author, create(note))
+        case .captionEdited(let postID, _, _, let version), .imageChanged(let postID, let version):
+            guard let post = try await store.post(id: postID, viewer: 0) ?? nil,
+                try await store.remoteActor(user: post.author.id) == nil
+            else { return [] }
+            let note = note(of: post)
+            let update: JSONObject = [
+                "@context": ActivityStreams.context, "id": "\(postURI(postID))#updates/\(version)", "type": "Update",
+                "actor": actorURI(post.author.username), "to": note["to"] ?? [], "cc": note["cc"] ?? [],
+                "object": note,
+            ]
+            return try await toFollowers(of: post.author, update)
+        case .postDeleted(let postID, _, let audience):
+            guard let authorID = audience.first, try await store.remoteActor(user: authorID) == nil,
+                let author = try await store.profile(id: authorID, viewer: authorID)
+            else { return [] }
+            let actor = actorURI(author.username)
+            let delete: JSONObject = [
+                "@context": "https://www.w3.org/ns/activitystreams", "id": "\(postURI(postID))#delete",
+                "type": "Delete", "actor": actor, "to": [ActivityStreams.publicAudience],
+                "object": ["id": postURI(postID), "type": "Tombstone"],
+            ]
+            return try await toFollowers(of: author.summary, delete)
+        case .profileChanged(let user):
+            guard try await store.remoteActor(user: user.id) == nil,
+                let document = try await actor(username: user.username)
+            else { return [] }
+            let update: JSONObject = [
+                "@context": ActivityStreams.context, "id": "\(actorURI(user.username))#updates/\(stamp)",
+                "type": "Update", "actor": actorURI(user.username), "to": [ActivityStreams.publicAudience],
+                "object": document,
+            ]
+            return try await toFollowers(of: user, update)
+        case .followChanged(let follower, let followee, let following):
+            let remoteFollower = try await store.remoteActor(user: follower)
+            let remoteFollowee = try await store.remoteActor(user: followee)
+            if following, let remote = remoteFollower, remoteFollowee == nil {
+                // A remote person follows someone here now (at once, or their request was approved): Accept.
+                guard let local = try await store.profile(id: followee, viewer: followee),
+                    let followID = try await store.inboundFollow(actor: follower, target: followee)
+                else { return [] }
+                return [answer("Accept", to: remote, followID: followID, from: local.summary)]
+            }
+            if !following, remoteFollower == nil, let remote = remoteFollowee,
+                let local = try await store.profile(id: follower, viewer: follower)
+            {
+                return [undoFollow(of: remote, by: local.summary, stamp: stamp)]
+            }
+            return []
+        case .followRequestChanged(let requester, let target, let pending):
+            let remoteRequester = try await store.remoteActor(user: requester)
+            let remoteTarget = try await store.remoteActor(user: target)
+            if remoteRequester == nil, let remote = remoteTarget,
+                let local = try await store.profile(id: requester, viewer: requester)
+            {
+                if pending {
+                    // A follow of someone elsewhere waits for their server's Accept.
+                    let actor = actorURI(local.username)
+                    let follow: JSONObject = [
+                        "@context": "https://www.w3.org/ns/activitystreams",
+                        "id": "\(actor)#follows/\(remote.userID)/\(stamp)", "type": "Follow", "actor": actor,
+                        "object": remote.uri,
+                    ]
+                    return [delivery(follow, to: remote.inbox, from: local.summary)]
+                }
+                // Withdrawn, unless it ended because their server accepted it.
+                if try await store.followed(by: requester, among: [target]).isEmpty {
+                    return [undoFollow(of: remote, by: local.summary, stamp: stamp)]
+                }
+                return []
+            }
+            if !pending, let remote = remoteRequester, remoteTarget == nil,
+                try await store.followed(by: requester, among: [target]).isEmpty,
+                let local = try await store.profile(id: target, viewer: target),
+                let followID = try await store.inboundFollow(actor: requester, target: target)
+            {
+                // A remote person's request declined: Reject.
+                return [answer("Reject", to: remote, followID: followID, from: local.summary)]
+            }
+            return []
+        default:
+            return []
+        }
+    }
+
+    /// `activity` from `author`, to the inbox of each server where someone follows them (once per server).
+    func toFollowers(of author: UserSummary, _ activity: JSONObject) async throws -> [OutboundDelivery] {
+        try await store.remoteFollowerInboxes(of: author.id).map { delivery(activity, to: $0, from: author) }
+    }
+
+    /// `Accept` or `Reject` of the `Follow` `followID` by which `remote` follows `local`.
+    func answer(_ type: String, to remote: RemoteActor, followID: String, from local: UserSummary) -> OutboundDelivery {
+        let actor = actorURI(local.username)
+        let digest = SHA256.hash(data: Data(followID.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        let activity: JSONObject = [
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": "\(actor)#\(type.lowercased())s/\(digest)", "type": type, "actor": actor,
+            "object": ["id": followID, "type": "Follow", "actor": remote.uri, "object": actor],
+        ]
+        return delivery(activity, to: remote.inbox, from: local)
+    }
+
+    /// `Undo` of `local`'s follow of `remote`.
+    func undoFollow(of remote: RemoteActor, by local: UserSummary, stamp: Int64) -> OutboundDelivery {
+        let actor = actorURI(local.username)
+        let undo: JSONObject = [
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": "\(actor)#follows/\(remote.userID)/undo/\(stamp)", "type": "Undo", "actor": actor,
+            "object": [
+                "id": "\(actor)#follows/\(remote.userID)", "type": "Follow", "actor": actor, "object": remote.uri,
+            ],
+        ]
+        return delivery(undo, to: remote.inbox, from: local)
+    }
+
+    func delivery(_ activity: JSONObject, to inbox: String, from sender: UserSummary?) -> OutboundDelivery {
+        OutboundDelivery(
+            activityID: activity["id"] as? String ?? UUID().uuidString, inbox: inbox, sender: sender?.id,
+            body: ActivityStreams.data(activity))
+    }
+}
