@@ -210,6 +210,36 @@ extension PostgresStore {
         }
     }
 
+    public func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool {
+        try await write { [logger] connection, _ in
+            try await !connection.query(
+                """
+                INSERT INTO remote_posts (post_id, uri, url) VALUES (\(post), \(uri), \(url))
+                ON CONFLICT DO NOTHING RETURNING post_id
+                """, logger: logger
+            ).collect().isEmpty
+        }
+    }
+
+    public func remotePost(uri: String) async throws -> Int64? {
+        try await read { [logger] connection in
+            try await connection.query("SELECT post_id FROM remote_posts WHERE uri = \(uri)", logger: logger)
+                .collect().first?.decode(Int64.self)
+        }
+    }
+
+    public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
+        try await read { [logger] connection in
+            guard
+                let row = try await connection.query(
+                    "SELECT uri, url FROM remote_posts WHERE post_id = \(post)", logger: logger
+                ).collect().first
+            else { return nil }
+            let (uri, url) = try row.decode((String, String?).self)
+            return (uri, url)
+        }
+    }
+
     // MARK: Deliveries
 
     public func joinChangeLog(consumer: String) async throws {

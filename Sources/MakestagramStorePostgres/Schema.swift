@@ -41,6 +41,7 @@ enum Schema {
         ("v26 server keys", v26),
         ("v27 federation", v27),
         ("v28 deliveries", v28),
+        ("v29 remote posts", v29),
     ]
 
     static let v1 = """

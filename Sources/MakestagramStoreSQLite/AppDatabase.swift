@@ -96,6 +96,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v22 server keys", migrate: Schema.v22)
         migrator.registerMigration("v23 federation", migrate: Schema.v23)
         migrator.registerMigration("v24 deliveries", migrate: Schema.v24)
+        migrator.registerMigration("v25 remote posts", migrate: Schema.v25)
         return migrator
     }
 }

@@ -164,6 +164,29 @@ extension SQLiteStore {
         }
     }
 
+    public func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool {
+        try await write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO remote_posts (post_id, uri, url) VALUES (?, ?, ?)",
+                arguments: [post, uri, url])
+            return db.changesCount > 0
+        }
+    }
+
+    public func remotePost(uri: String) async throws -> Int64? {
+        try await read { db in
+            try Int64.fetchOne(db, sql: "SELECT post_id FROM remote_posts WHERE uri = ?", arguments: [uri])
+        }
+    }
+
+    public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT uri, url FROM remote_posts WHERE post_id = ?", arguments: [post]).map {
+                ($0["uri"], $0["url"])
+            }
+        }
+    }
+
     // MARK: Deliveries
 
     public func joinChangeLog(consumer: String) async throws {

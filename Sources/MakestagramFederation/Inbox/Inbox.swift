@@ -175,14 +175,29 @@ extension Federation {
                 throw InboxRefusal.forbidden("Delete of something not on the actor's server")
             }
             if object == actor.uri { return }  // An account's deletion: not taken from other servers yet.
+            if let post = try await store.remotePost(uri: object) {
+                guard try await store.post(id: post, viewer: actor.userID)?.author.id == actor.userID else {
+                    throw InboxRefusal.forbidden("Delete of another actor's post")
+                }
+                try await core.posting.delete(postID: post, by: actor.userID)
+                return
+            }
             guard let known = try await store.inbound(id: object), known.actor == actor.userID else { return }
             if known.kind == .comment {
                 try? await core.interactions.deleteComment(known.object, by: actor.userID)
                 try await store.forgetInbound(id: object)
             }
         case "Update":
-            guard let object = activity["object"] as? JSONObject, Self.id(of: object) == actor.uri else { return }
-            _ = try await fetchActor(actor.uri)
+            guard let object = activity["object"] as? JSONObject, let objectID = Self.id(of: object) else { return }
+            if objectID == actor.uri {
+                _ = try await fetchActor(actor.uri)
+            } else if ActivityStreams.origin(of: objectID) == origin,
+                let post = try await store.remotePost(uri: objectID)
+            {
+                let caption = Self.clipped(
+                    ActivityStreams.plainText(object["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
+                _ = try await core.posting.edit(postID: post, by: actor.userID, caption: caption, hideLikeCount: nil)
+            }
         default:
             return  // Accepted and not acted on: Announce, Add, Block and others this server does not take yet.
         }
@@ -197,7 +212,8 @@ extension Federation {
             throw InboxRefusal.forbidden("the Note is not the actor's")
         }
         guard let reply = Self.id(of: note["inReplyTo"]), let postID = localPostID(reply) else {
-            return  // Posts of people this server follows are not taken yet.
+            try await keepPost(note, id: noteID, actor: actor)
+            return
         }
         if try await store.inbound(id: noteID) != nil { return }
         let text = ActivityStreams.plainText(note["content"] as? String ?? "")
@@ -207,6 +223,58 @@ extension Federation {
         {
             try? await core.interactions.deleteComment(comment.id, by: actor.userID)
         }
+    }
+
+    /// Keeps a public post of someone people here follow: each photo fetched from their server once and taken
+    /// through the photo pipeline as an upload is, so that readers here never contact that server. Notes without a
+    /// photo, not public, or of someone nobody here follows are accepted and not kept.
+    func keepPost(_ note: JSONObject, id: String, actor: RemoteActor) async throws {
+        let audience = (Self.ids(note["to"]) + Self.ids(note["cc"]))
+        guard audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public") else { return }
+        guard try await store.profile(id: actor.userID, viewer: actor.userID)?.followerCount ?? 0 > 0 else { return }
+        if try await store.remotePost(uri: id) != nil { return }
+        let images = (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
+            let type = attachment["type"] as? String
+            let media = attachment["mediaType"] as? String ?? ""
+            return type == "Image" || (type == "Document" && media.hasPrefix("image/"))
+        }.prefix(core.maxPhotosPerPost)
+        guard !images.isEmpty else { return }
+        var uploads: [Int64] = []
+        do {
+            for image in images {
+                guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { continue }
+                let bytes = try await peers.fetchMedia(url, maxBytes: core.maxUploadBytes)
+                let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
+                let upload = try await core.posting.upload(by: actor.userID) {
+                    NewPhoto(photo: bytes, caption: nil, altText: alt)
+                }
+                uploads.append(upload.id)
+            }
+            guard !uploads.isEmpty else { return }
+            let caption = Self.clipped(
+                ActivityStreams.plainText(note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
+            let post = try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption)
+            if try await !store.linkRemotePost(post.id, uri: id, url: Self.mediaURL(note["url"])) {
+                try await core.posting.delete(postID: post.id, by: actor.userID)
+            }
+        } catch {
+            for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
+            throw error
+        }
+    }
+
+    /// The ids a field lists: one, or an array.
+    static func ids(_ value: Any?) -> [String] {
+        if let list = value as? [Any] { return list.compactMap { id(of: $0) } }
+        return id(of: value).map { [$0] } ?? []
+    }
+
+    /// A link's address: the string, a `Link`'s `href`, or the first of a list.
+    static func mediaURL(_ value: Any?) -> String? {
+        if let text = value as? String { return text }
+        if let link = value as? JSONObject { return link["href"] as? String }
+        if let list = value as? [Any] { return list.lazy.compactMap { mediaURL($0) }.first }
+        return nil
     }
 
     /// Takes back a follow or like, given embedded or by id.

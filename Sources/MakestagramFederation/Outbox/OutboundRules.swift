@@ -50,6 +50,35 @@ extension Federation {
                 "object": document,
             ]
             return try await toFollowers(of: user, update)
+        case .likeChanged(let change):
+            // A like here of a post from elsewhere goes to its author's server.
+            guard let (note, author) = try await remoteTarget(change.postID, by: change.actor.id) else { return [] }
+            let actor = actorURI(change.actor.username)
+            let likeID = "\(actor)#likes/\(change.postID)"
+            if change.liked {
+                let like: JSONObject = [
+                    "@context": "https://www.w3.org/ns/activitystreams", "id": "\(likeID)/\(stamp)", "type": "Like",
+                    "actor": actor, "object": note,
+                ]
+                return [delivery(like, to: author.inbox, from: change.actor)]
+            }
+            let undo: JSONObject = [
+                "@context": "https://www.w3.org/ns/activitystreams", "id": "\(likeID)/undo/\(stamp)", "type": "Undo",
+                "actor": actor, "object": ["id": likeID, "type": "Like", "actor": actor, "object": note],
+            ]
+            return [delivery(undo, to: author.inbox, from: change.actor)]
+        case .commentCreated(let comment, _, _):
+            // A comment here on a post from elsewhere is a reply there.
+            guard let (note, author) = try await remoteTarget(comment.postId, by: comment.author.id) else { return [] }
+            let actor = actorURI(comment.author.username)
+            let reply: JSONObject = [
+                "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
+                "inReplyTo": note, "content": ActivityStreams.html(comment.text, base: options.base),
+                "published": ActivityStreams.isoDate(comment.createdAt),
+                "to": [ActivityStreams.publicAudience], "cc": [author.uri, "\(actor)/followers"],
+                "tag": [["type": "Mention", "href": author.uri, "name": "@\(author.username)"]],
+            ]
+            return [delivery(create(reply), to: author.inbox, from: comment.author)]
         case .followChanged(let follower, let followee, let following):
             let remoteFollower = try await store.remoteActor(user: follower)
             let remoteFollowee = try await store.remoteActor(user: followee)
@@ -100,6 +129,15 @@ extension Federation {
         default:
             return []
         }
+    }
+
+    /// The `Note` id and remote author of post `postID`, when it came from another server and `user` is from here.
+    func remoteTarget(_ postID: Int64, by user: Int64) async throws -> (String, RemoteActor)? {
+        guard let remote = try await store.remotePostURI(of: postID), try await store.remoteActor(user: user) == nil,
+            let authorID = try await store.postAuthors([postID])[postID],
+            let author = try await store.remoteActor(user: authorID)
+        else { return nil }
+        return (remote.uri, author)
     }
 
     /// `activity` from `author`, to the inbox of each server where someone follows them (once per server).

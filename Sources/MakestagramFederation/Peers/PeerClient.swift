@@ -99,6 +99,33 @@ public final class PeerClient: Sendable {
         return object
     }
 
+    /// Fetches a photo at `url`: at most `maxBytes`, an image type, unsigned (media is public where it is served).
+    public func fetchMedia(_ url: URL, maxBytes: Int) async throws -> Data {
+        var url = url
+        for _ in 0...3 {
+            try check(url)
+            var request = HTTPClientRequest(url: url.absoluteString)
+            request.headers.add(name: "Accept", value: "image/*")
+            let response = try await client.execute(request, timeout: timeout)
+            if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
+                let next = URL(string: location, relativeTo: url)?.absoluteURL
+            {
+                url = next
+                continue
+            }
+            guard response.status == .ok else { throw Failure.status(Int(response.status.code)) }
+            if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
+                throw Failure.tooLarge
+            }
+            do {
+                return Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
+            } catch is NIOTooManyBytesError {
+                throw Failure.tooLarge
+            }
+        }
+        throw Failure.tooManyRedirects
+    }
+
     /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
     public func deliver(_ body: Data, to inbox: URL, signer: Signer) async throws -> Int {
         try check(inbox)

@@ -162,6 +162,14 @@ public protocol FederationStoring: Sendable {
     /// The id of the `Follow` by which remote person `actor` follows (or asked to follow) `target`, if remembered.
     func inboundFollow(actor: Int64, target: Int64) async throws -> String?
 
+    /// Notes that local post `post` shows the remote `Note` `uri` (whose page is `url`). False when another post
+    /// shows it already.
+    func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool
+    /// The local post that shows the remote `Note` `uri`.
+    func remotePost(uri: String) async throws -> Int64?
+    /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
+    func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)?
+
     /// Makes `consumer` a durable consumer of the change log, from the log's end, unless it is one already.
     func joinChangeLog(consumer: String) async throws
     /// Stops keeping the log for `consumer` (federation was turned off).

@@ -1,0 +1,106 @@
+"""Two Makestagram servers, mk-a.test and mk-b.test, federating with each other: bea on mk-b follows alice on mk-a,
+sees her album with its alt texts in her home feed (the photos served by mk-b), likes and comments on it, and sees
+alice's edit and deletion; every count exact on both servers."""
+import pathlib
+
+import pytest
+import requests
+
+from federation_support import FederatedServer, HostNames, eventually, free_loopback_address
+
+PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
+
+
+@pytest.fixture(scope="module")
+def pair():
+    names = HostNames()
+    servers = []
+    try:
+        a, b = free_loopback_address(), free_loopback_address()
+        names.add("mk-a.test", a)
+        names.add("mk-b.test", b)
+        servers.append(FederatedServer("mk-a.test", a))
+        servers.append(FederatedServer("mk-b.test", b))
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()
+
+
+def upload(server: FederatedServer, who: dict, name: str, alt: str | None) -> int:
+    with open(PHOTOS / name, "rb") as photo:
+        answer = requests.post(server.base + "/api/v1/uploads", headers=who, files={"image": photo},
+                               data={"altText": alt} if alt else {}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    return answer.json()["id"]
+
+
+def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
+    mk_a, mk_b = pair
+    alice, bea = mk_a.sign_up("alice"), mk_b.sign_up("bea")
+    a1, b1 = mk_a.base + "/api/v1", mk_b.base + "/api/v1"
+
+    # bea finds alice by handle and follows her; it counts once mk-a accepts.
+    found = requests.get(b1 + "/users", headers=bea, params={"query": "@alice@mk-a.test"}, timeout=30).json()
+    assert found["items"][0]["username"] == "alice@mk-a.test"
+    assert requests.put(b1 + "/users/alice@mk-a.test/follow", headers=bea, timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(b1 + "/users/alice@mk-a.test", headers=bea,
+                                           timeout=10).json()["viewerFollows"]), "mk-a's Accept arrives"
+    assert requests.get(a1 + "/users/alice", headers=alice, timeout=10).json()["followerCount"] == 1
+    followers = requests.get(a1 + "/users/alice/followers", headers=alice, timeout=10).json()["items"]
+    assert [person["username"] for person in followers] == ["bea@mk-b.test"]
+    assert requests.get(b1 + "/users/bea", headers=bea, timeout=10).json()["followingCount"] == 1
+
+    # alice posts an album; it reaches bea's home feed on mk-b with every photo and alt text, served by mk-b.
+    uploads = [upload(mk_a, alice, "chelsea.jpg", "A cat on a sofa"), upload(mk_a, alice, "rocket.jpg", None),
+               upload(mk_a, alice, "astronaut.jpg", "An astronaut above the Earth")]
+    created = requests.post(a1 + "/posts", headers=alice, json={"caption": "Weekend #album", "uploads": uploads},
+                            timeout=60)
+    assert created.status_code == 201, created.text
+    original = created.json()
+
+    def in_feed():
+        items = requests.get(b1 + "/timeline", headers=bea, timeout=10).json()["items"]
+        return [item for item in items if item["author"]["username"] == "alice@mk-a.test"]
+    arrived = eventually(in_feed, timeout=20)
+    assert len(arrived) == 1, "once"
+    post = arrived[0]
+    assert post["caption"] == "Weekend #album"
+    assert [photo.get("altText") for photo in post["photos"]] == [
+        "A cat on a sofa", None, "An astronaut above the Earth"]
+    for photo in post["photos"]:
+        assert photo["full"]["url"].startswith("/media/"), "served by mk-b itself"
+        assert requests.get(mk_b.base + photo["full"]["url"], timeout=10).status_code == 200
+    assert [photo["width"] for photo in post["photos"]] == [photo["width"] for photo in original["photos"]]
+
+    # bea likes and comments on mk-b; alice sees both on mk-a.
+    assert requests.put(f"{b1}/posts/{post['id']}/like", headers=bea, timeout=30).status_code == 200
+    comment = requests.post(f"{b1}/posts/{post['id']}/comments", headers=bea, json={"text": "Lovely cat!"},
+                            timeout=30)
+    assert comment.status_code == 201, comment.text
+
+    def on_a():
+        return requests.get(f"{a1}/posts/{original['id']}", headers=alice, timeout=10).json()
+    assert eventually(lambda: on_a()["likeCount"] == 1 and on_a()["commentCount"] == 1), on_a()
+    assert on_a()["likers"] == ["bea@mk-b.test"]
+    comments = requests.get(f"{a1}/posts/{original['id']}/comments", headers=alice, timeout=10).json()["items"]
+    assert [(c["author"]["username"], c["text"]) for c in comments] == [("bea@mk-b.test", "Lovely cat!")]
+
+    # An unlike reaches mk-a too.
+    assert requests.delete(f"{b1}/posts/{post['id']}/like", headers=bea, timeout=30).status_code == 200
+    assert eventually(lambda: on_a()["likeCount"] == 0), on_a()
+
+    # alice edits, then deletes: mk-b follows.
+    assert requests.patch(f"{a1}/posts/{original['id']}", headers=alice, json={"caption": "Edited #album"},
+                          timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(f"{b1}/posts/{post['id']}", headers=bea,
+                                           timeout=10).json().get("caption") == "Edited #album")
+    assert requests.delete(f"{a1}/posts/{original['id']}", headers=alice, timeout=30).status_code == 204
+    assert eventually(lambda: requests.get(f"{b1}/posts/{post['id']}", headers=bea,
+                                           timeout=10).status_code == 404)
+
+    # bea unfollows; mk-a counts it.
+    assert requests.delete(b1 + "/users/alice@mk-a.test/follow", headers=bea, timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(a1 + "/users/alice", headers=alice,
+                                           timeout=10).json()["followerCount"] == 0)
