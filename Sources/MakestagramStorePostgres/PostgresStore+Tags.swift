@@ -35,4 +35,24 @@ extension PostgresStore {
             return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
         }
     }
+
+    public func publicPosts(local: Bool, viewer: Int64, page: PageRequest) async throws -> PageResult<Post> {
+        try await read { [logger] connection in
+            var sql = SQL("SELECT p.id, p.id FROM posts p JOIN users u ON u.id = p.author_id")
+            sql.append(" WHERE NOT u.is_private AND u.status = 'active'")
+            if local { sql.append(" AND NOT EXISTS (SELECT 1 FROM remote_posts r WHERE r.post_id = p.id)") }
+            let ids = try await PostRows.page(
+                connection, sql, key: "p.id", descending: true, page: page, logger: logger
+            ) { row in try row.decode((Int64, Int64).self).0 }
+            guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
+            let posts = Dictionary(
+                try await PostRows.posts(
+                    connection, ids: ids.items, viewer: viewer,
+                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
+                    logger: logger
+                ).map { ($0.id, $0) },
+                uniquingKeysWith: { first, _ in first })
+            return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
+        }
+    }
 }

@@ -104,3 +104,47 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
     assert requests.delete(b1 + "/users/alice@mk-a.test/follow", headers=bea, timeout=30).status_code == 200
     assert eventually(lambda: requests.get(a1 + "/users/alice", headers=alice,
                                            timeout=10).json()["followerCount"] == 0)
+
+
+def test_mastodon_py_on_one_server_follows_favourites_and_reads_someone_on_the_other(pair):
+    from mastodon import Mastodon
+
+    mk_a, mk_b = pair
+    carl = mk_a.sign_up("carl")
+    dina_token = mk_b.sign_up("dina")["Authorization"].split(" ")[1]
+    dina = Mastodon(access_token=dina_token, api_base_url=mk_b.base, version_check_mode="none")
+
+    found = dina.search_v2("@carl@mk-a.test", resolve=True, result_type="accounts")["accounts"]
+    assert [(account.acct, account.username) for account in found] == [("carl@mk-a.test", "carl")]
+    dina.account_follow(found[0].id)
+    assert eventually(lambda: dina.account_relationships([found[0].id])[0].following), "mk-a accepted"
+    assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/carl", headers=carl,
+                                           timeout=10).json()["followerCount"] == 1)
+    mine = {"Authorization": "Bearer " + dina_token}
+    assert requests.get(mk_b.base + "/api/v1/users/carl@mk-a.test", headers=mine,
+                        timeout=10).json()["followerCount"] == 1
+
+    with open(PHOTOS / "hubble.jpg", "rb") as photo:
+        upload_id = requests.post(mk_a.base + "/api/v1/uploads", headers=carl, files={"image": photo},
+                                  data={"altText": "A galaxy"}, timeout=60).json()["id"]
+    original = requests.post(mk_a.base + "/api/v1/posts", headers=carl, timeout=60,
+                             json={"caption": "Deep field", "uploads": [upload_id]}).json()
+
+    def carls():
+        return [status for status in dina.timeline_home() if status.account.acct == "carl@mk-a.test"]
+    statuses = eventually(carls, timeout=20)
+    assert len(statuses) == 1
+    status = statuses[0]
+    assert status.uri == f"http://mk-a.test/p/{original['id']}"
+    assert [media.description for media in status.media_attachments] == ["A galaxy"]
+    assert status.media_attachments[0].url.startswith(mk_b.base + "/media/")
+    federated = [s.id for s in dina.timeline_public()]
+    local = [s.id for s in dina.timeline_public(local=True)]
+    assert status.id in federated and status.id not in local
+
+    dina.status_favourite(status.id)
+    assert eventually(lambda: requests.get(f"{mk_a.base}/api/v1/posts/{original['id']}", headers=carl,
+                                           timeout=10).json()["likeCount"] == 1)
+    dina.account_unfollow(found[0].id)
+    assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/carl", headers=carl,
+                                           timeout=10).json()["followerCount"] == 0)

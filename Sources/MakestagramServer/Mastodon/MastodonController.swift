@@ -50,6 +50,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("follow_requests/:id/authorize") { try await answer($0, $1, approve: true) }
         routes.post("follow_requests/:id/reject") { try await answer($0, $1, approve: false) }
         routes.get("timelines/home", use: homeTimeline)
+        routes.get("timelines/public", use: publicTimeline)
         routes.post("statuses", use: createStatus)
         routes.get("statuses/:id", use: status)
         routes.put("statuses/:id", use: editStatus)
@@ -333,6 +334,19 @@ struct MastodonController<S: Store>: Sendable {
         let mapper = try mapper(request, context)
         let page = try MastodonPaging.request(request)
         let result = try await store.timeline(viewer: mapper.viewer, page: page)
+        return try MastodonResponse(
+            try await mapper.statuses(result.items),
+            link: MastodonPaging.link(
+                request, origin: mapper.origin, next: result.nextKey, newest: result.items.first?.id))
+    }
+
+    /// Public posts, newest first: this server's (`local=true`, Mastodon's "Local"), or with those kept from other
+    /// servers ("Federated").
+    @Sendable func publicTimeline(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let page = try MastodonPaging.request(request)
+        let local = ["true", "1"].contains(request.uri.queryParameters.get("local") ?? "")
+        let result = try await store.publicPosts(local: local, viewer: mapper.viewer, page: page)
         return try MastodonResponse(
             try await mapper.statuses(result.items),
             link: MastodonPaging.link(

@@ -23,7 +23,8 @@ struct MastodonMapper<S: Store>: Sendable {
     func account(_ profile: UserProfile, withSource: Bool = false) -> Mastodon.Account {
         let avatar = absolute(profile.avatarLargeURL ?? profile.avatarURL) ?? origin + "/app/icon.svg"
         return Mastodon.Account(
-            id: String(profile.id), username: profile.username, acct: profile.username,
+            // Someone on another server is `user@host` here: Mastodon's `username` is the part before the host.
+            id: String(profile.id), username: String(profile.username.prefix { $0 != "@" }), acct: profile.username,
             displayName: profile.displayName, locked: profile.isPrivate, createdAt: profile.createdAt,
             note: Mastodon.html(profile.bio),
             url: origin + "/u/" + profile.username, uri: origin + "/u/" + profile.username, avatar: avatar,
@@ -85,7 +86,21 @@ struct MastodonMapper<S: Store>: Sendable {
 
     func statuses(_ posts: [Post]) async throws -> [Mastodon.Status] {
         let profiles = try await profiles(posts.map(\.author.id))
-        return posts.compactMap { post in profiles[post.author.id].map { status(post, author: $0) } }
+        // A post from another server is known by its ActivityPub id, and links to its page there.
+        var remote: [Int64: (uri: String, url: String?)] = [:]
+        for post in posts where Limits.isRemoteUsername(post.author.username) {
+            remote[post.id] = try await store.remotePostURI(of: post.id)
+        }
+        return posts.compactMap { post in
+            profiles[post.author.id].map {
+                var status = status(post, author: $0)
+                if let original = remote[post.id] {
+                    status.uri = original.uri
+                    status.url = original.url ?? original.uri
+                }
+                return status
+            }
+        }
     }
 
     func relationship(_ id: Int64) async throws -> Mastodon.Relationship {

@@ -72,6 +72,7 @@ enum RouteScopes {
         "POST /api/v1/follow_requests/{id}/authorize": "write:follows",
         "POST /api/v1/follow_requests/{id}/reject": "write:follows",
         "GET /api/v1/timelines/home": "read:statuses",
+        "GET /api/v1/timelines/public": "read:statuses",
         "POST /api/v1/statuses": "write:statuses",
         "GET /api/v1/statuses/{id}": "read:statuses",
         "PUT /api/v1/statuses/{id}": "write:statuses",

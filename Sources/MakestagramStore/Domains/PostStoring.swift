@@ -36,6 +36,9 @@ public protocol PostStoring: Sendable {
     /// Posts whose caption carries `#tag` (any letter case; ``Hashtags``), newest first, in full; an unknown tag
     /// has no posts.
     func posts(tag: String, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
+    /// Every post of a public account `viewer` may see, newest first: this server's people's only when `local`, or
+    /// with the posts kept from other servers.
+    func publicPosts(local: Bool, viewer: Int64, page: PageRequest) async throws -> PageResult<Post>
 
     /// What a data export holds of the user (nil when there is no such user), read in one transaction.
     func dataExport(userID: Int64) async throws -> UserDataExport?
