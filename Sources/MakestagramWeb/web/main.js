@@ -26,7 +26,13 @@ const routes = [
   { pattern: /^\/activity$/, view: activityView, title: "Activity", nav: "activity" },
   { pattern: /^\/settings$/, view: settingsView, title: "Settings", nav: "profile" },
   { pattern: /^\/moderation$/, view: moderationView, title: "Moderation", nav: "profile" },
-  { pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30})$/, view: profileView, title: "Profile", nav: "profile" },
+  // A person here (`alice`), or on another server (`bob@example.social`).
+  {
+    pattern: /^\/u\/(?<username>[a-z0-9_.]{1,30}|[a-z0-9_.-]{1,64}@[a-z0-9.:-]{1,255})$/,
+    view: profileView,
+    title: "Profile",
+    nav: "profile",
+  },
   { pattern: /^\/p\/(?<id>\d{1,18})$/, view: postView, title: "Post" },
   { pattern: /^\/t\/(?<tag>[^/]{1,600})$/, view: tagView, title: "Hashtag" },
   { pattern: /^\/login$/, view: loginView, title: "Log in", public: true },

@@ -9,13 +9,13 @@ export function searchView(root) {
     id: "search",
     type: "search",
     name: "query",
-    placeholder: "Search by username or name",
+    placeholder: "Search by name, or @user@server",
     autocomplete: "off",
     autocapitalize: "none",
     spellcheck: false,
   });
   const results = h("ul.user-list.search-results", { "aria-label": "People" });
-  const hint = "Type part of a username or name.";
+  const hint = "Type part of a username or name, or a handle on another server: @user@server.";
   const status = h("p.muted", { role: "status" }, hint);
   const suggested = suggestions();
   let timer = null;

@@ -1,0 +1,77 @@
+"""Federation in the web client: on mk-b, bea finds alice of mk-a by her handle, opens her profile, follows her (the
+button says Requested until mk-a accepts), and her post arrives in bea's feed with its alt text, shown from mk-b."""
+import pathlib
+import sys
+
+import pytest
+import requests
+
+from federation_support import FederatedServer, HostNames, eventually, free_loopback_address
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "browser"))
+from browser_support import Browser, Person  # noqa: E402
+
+PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
+
+
+@pytest.fixture
+def pair():
+    names = HostNames()
+    servers = []
+    try:
+        a, b = free_loopback_address(), free_loopback_address()
+        names.add("mk-a.test", a)
+        names.add("mk-b.test", b)
+        servers.append(FederatedServer("mk-a.test", a))
+        servers.append(FederatedServer("mk-b.test", b))
+        yield servers
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()
+
+
+def test_following_someone_on_another_server_from_the_web_client(pair):
+    mk_a, mk_b = pair
+    alice = mk_a.sign_up("alice")
+    bea = Person(mk_b.base, "bea", mk_b.sign_up("bea")["Authorization"].split(" ")[1])
+    browser = Browser(mk_b.base, width=1280, height=900)
+    try:
+        browser.log_in(bea)
+        browser.open("/search")
+        browser.type("#search", "@alice@mk-a.test")
+        assert eventually(lambda: "alice@mk-a.test" in browser.text("main"), timeout=20), (
+            browser.text("main"), browser.console_errors(), mk_b.log_path.read_text()[-3000:])
+        browser.click(".search-results .user-row")
+        browser.wait_until(lambda: browser.driver.current_url.endswith("/u/alice@mk-a.test"))
+        follow = 'main button[aria-label$="alice@mk-a.test"][aria-pressed]'
+        button = browser.wait_for(follow)
+        assert button.text == "Follow"
+        button.click()
+        # Until mk-a answers, it is a request; then a follow.
+        browser.wait_until(lambda: browser.find(follow).text in ("Requested", "Following"))
+        assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/alice", headers=alice,
+                                               timeout=10).json()["followerCount"] == 1)
+        browser.open("/u/alice@mk-a.test")
+        browser.wait_until(lambda: browser.find(follow).text == "Following")
+
+        with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+            upload = requests.post(mk_a.base + "/api/v1/uploads", headers=alice, files={"image": photo},
+                                   data={"altText": "A cat on a sofa"}, timeout=60).json()["id"]
+        assert requests.post(mk_a.base + "/api/v1/posts", headers=alice, timeout=60,
+                             json={"caption": "From mk-a", "uploads": [upload]}).status_code == 201
+        browser.open("/")
+
+        def card_image():
+            browser.open("/")
+            images = [image for image in browser.find_all("article img")
+                      if image.get_attribute("alt") == "A cat on a sofa"]
+            return images[0] if images else None
+        image = eventually(card_image, timeout=20, step=1)
+        assert image is not None, browser.text("main")
+        assert image.get_attribute("src").startswith(mk_b.base + "/media/")
+        assert "alice@mk-a.test" in browser.text("main") and "From mk-a" in browser.text("main")
+        browser.screenshot("federated-post-in-feed")
+        assert browser.console_errors() == []
+    finally:
+        browser.quit()
