@@ -72,8 +72,8 @@ extension PostgresStore {
             } else {
                 let rows = try await connection.query(
                     """
-                    INSERT INTO users (username, display_name, password_hash, created_at, search_key, is_private)
-                    VALUES (\(document.username), \(document.displayName), '!', \(Date().timeIntervalSince1970),
+                    INSERT INTO users (username, display_name, bio, password_hash, created_at, search_key, is_private)
+                    VALUES (\(document.username), \(document.displayName), \(document.bio), '!', \(Date().timeIntervalSince1970),
                       \(key), \(document.isPrivate))
                     RETURNING id
                     """, logger: logger
@@ -84,18 +84,18 @@ extension PostgresStore {
             try await connection.query(
                 """
                 INSERT INTO remote_actors
-                  (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at)
+                  (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at, icon_url)
                 VALUES (\(id), \(document.uri), \(document.inbox), \(document.sharedInbox), \(document.keyID),
-                  \(document.publicKeyPEM), \(document.profileURL), \(Date().timeIntervalSince1970))
+                  \(document.publicKeyPEM), \(document.profileURL), \(Date().timeIntervalSince1970), \(document.iconURL))
                 ON CONFLICT (user_id) DO UPDATE SET uri = excluded.uri, inbox = excluded.inbox,
                   shared_inbox = excluded.shared_inbox, key_id = excluded.key_id,
                   public_key_pem = excluded.public_key_pem, profile_url = excluded.profile_url,
-                  fetched_at = excluded.fetched_at
+                  fetched_at = excluded.fetched_at, icon_url = excluded.icon_url
                 """, logger: logger)
             return RemoteActor(
                 userID: id, username: document.username, uri: document.uri, inbox: document.inbox,
                 sharedInbox: document.sharedInbox, keyID: document.keyID, publicKeyPEM: document.publicKeyPEM,
-                profileURL: document.profileURL)
+                profileURL: document.profileURL, iconURL: document.iconURL)
         }
     }
 
@@ -105,7 +105,7 @@ extension PostgresStore {
                 connection,
                 """
                 SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
-                  r.profile_url
+                  r.profile_url, r.icon_url
                 FROM remote_actors r JOIN users u ON u.id = r.user_id
                 WHERE r.uri = \(uri) AND u.status = 'active'
                 """, logger: logger
@@ -119,7 +119,7 @@ extension PostgresStore {
                 connection,
                 """
                 SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
-                  r.profile_url
+                  r.profile_url, r.icon_url
                 FROM remote_actors r JOIN users u ON u.id = r.user_id
                 WHERE r.user_id = \(user) AND u.status = 'active'
                 """, logger: logger
@@ -132,11 +132,11 @@ extension PostgresStore {
         -> [RemoteActor]
     {
         try await connection.query(query, logger: logger).collect().map { row in
-            let (id, name, uri, inbox, shared, keyID, pem, url) = try row.decode(
-                (Int64, String, String, String, String?, String, String, String?).self)
+            let (id, name, uri, inbox, shared, keyID, pem, url, icon) = try row.decode(
+                (Int64, String, String, String, String?, String, String, String?, String?).self)
             return RemoteActor(
                 userID: id, username: name, uri: uri, inbox: inbox, sharedInbox: shared, keyID: keyID,
-                publicKeyPEM: pem, profileURL: url)
+                publicKeyPEM: pem, profileURL: url, iconURL: icon)
         }
     }
 

@@ -42,6 +42,7 @@ enum Schema {
         ("v27 federation", v27),
         ("v28 deliveries", v28),
         ("v29 remote posts", v29),
+        ("v30 remote avatars", v30),
     ]
 
     static let v1 = """

@@ -97,6 +97,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v23 federation", migrate: Schema.v23)
         migrator.registerMigration("v24 deliveries", migrate: Schema.v24)
         migrator.registerMigration("v25 remote posts", migrate: Schema.v25)
+        migrator.registerMigration("v26 remote avatars", migrate: Schema.v26)
         return migrator
     }
 }

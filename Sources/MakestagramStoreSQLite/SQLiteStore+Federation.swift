@@ -50,30 +50,32 @@ extension SQLiteStore {
             } else {
                 try db.execute(
                     sql: """
-                        INSERT INTO users (username, display_name, password_hash, created_at, search_key, is_private)
-                        VALUES (?, ?, '!', ?, ?, ?)
+                        INSERT INTO users (username, display_name, bio, password_hash, created_at, search_key, is_private)
+                        VALUES (?, ?, ?, '!', ?, ?, ?)
                         """,
-                    arguments: [document.username, document.displayName, Self.now, key, document.isPrivate])
+                    arguments: [
+                        document.username, document.displayName, document.bio, Self.now, key, document.isPrivate,
+                    ])
                 id = db.lastInsertedRowID
             }
             try db.execute(
                 sql: """
                     INSERT INTO remote_actors
-                      (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                      (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, profile_url, fetched_at, icon_url)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (user_id) DO UPDATE SET uri = excluded.uri, inbox = excluded.inbox,
                       shared_inbox = excluded.shared_inbox, key_id = excluded.key_id,
                       public_key_pem = excluded.public_key_pem, profile_url = excluded.profile_url,
-                      fetched_at = excluded.fetched_at
+                      fetched_at = excluded.fetched_at, icon_url = excluded.icon_url
                     """,
                 arguments: [
                     id, document.uri, document.inbox, document.sharedInbox, document.keyID, document.publicKeyPEM,
-                    document.profileURL, Self.now,
+                    document.profileURL, Self.now, document.iconURL,
                 ])
             return RemoteActor(
                 userID: id, username: document.username, uri: document.uri, inbox: document.inbox,
                 sharedInbox: document.sharedInbox, keyID: document.keyID, publicKeyPEM: document.publicKeyPEM,
-                profileURL: document.profileURL)
+                profileURL: document.profileURL, iconURL: document.iconURL)
         }
     }
 
@@ -97,7 +99,7 @@ extension SQLiteStore {
             RemoteActor(
                 userID: row["user_id"], username: row["username"], uri: row["uri"], inbox: row["inbox"],
                 sharedInbox: row["shared_inbox"], keyID: row["key_id"], publicKeyPEM: row["public_key_pem"],
-                profileURL: row["profile_url"])
+                profileURL: row["profile_url"], iconURL: row["icon_url"])
         }
     }
 

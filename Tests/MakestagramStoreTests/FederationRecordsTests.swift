@@ -24,6 +24,7 @@ import Testing
             let dan = try await store.saveRemoteActor(Self.document("dan"))
             let eve = try await store.saveRemoteActor(Self.document("eve", host: "other.test", shared: false))
             #expect(bob.username == "bob@peer.test" && bob.deliveryInbox == "http://peer.test/inbox")
+            #expect(try await store.profile(username: "bob@peer.test", viewer: alice)?.bio == "from peer.test")
             #expect(try await store.remoteActor(uri: "http://peer.test/users/bob") == bob)
             #expect(try await store.remoteActor(user: bob.userID) == bob)
             #expect(try await store.remoteActor(user: alice) == nil, "a local person is not remote")
@@ -50,8 +51,10 @@ import Testing
             var renamed = Self.document("bob")
             renamed.displayName = "Bob B."
             renamed.publicKeyPEM = "rotated"
+            renamed.iconURL = "http://peer.test/bob.jpg"
             let again = try await store.saveRemoteActor(renamed)
             #expect(again.userID == bob.userID && again.publicKeyPEM == "rotated")
+            #expect(try await store.remoteActor(user: bob.userID)?.iconURL == "http://peer.test/bob.jpg")
             #expect(try await store.profile(username: "bob@peer.test", viewer: alice)?.displayName == "Bob B.")
             #expect(
                 try await store.searchUsers(query: "bob", viewer: alice, limit: 5).map(\.username) == ["bob@peer.test"])

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import logging
+import pathlib
 from datetime import datetime, timedelta, timezone
 
 import aiohttp
@@ -25,6 +26,7 @@ from bovine.crypto.signature_checker import SignatureChecker
 from bovine.crypto.types import CryptographicIdentifier, CryptographicSecret
 from bovine.utils import GMT_STRING
 
+PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
 AS_CONTEXT = ["https://www.w3.org/ns/activitystreams", "https://w3id.org/security/v1"]
 
 
@@ -58,6 +60,7 @@ class Peer:
             "following": actor + "/following", "endpoints": {"sharedInbox": self.base + "/inbox"},
             "url": f"{self.base}/@{username}", "manuallyApprovesFollowers": False,
             "publicKey": {"id": actor + "#main-key", "owner": actor, "publicKeyPem": person["public"]},
+            "icon": {"type": "Image", "mediaType": "image/jpeg", "url": f"{self.base}/media/astronaut.jpg"},
         }
 
     async def key(self, key_id: str) -> CryptographicIdentifier | None:
@@ -89,6 +92,12 @@ class Peer:
         if username not in self.people:
             return web.json_response({"error": "not found"}, status=404)
         return web.json_response(self.actor(username), content_type="application/activity+json")
+
+    async def media(self, request: web.Request) -> web.StreamResponse:
+        path = PHOTOS / request.match_info["name"]
+        if path.parent != PHOTOS or not path.is_file():
+            return web.Response(status=404)
+        return web.FileResponse(path, headers={"Content-Type": "image/jpeg"})
 
     async def inbox(self, request: web.Request) -> web.Response:
         body = await request.read()
@@ -155,6 +164,7 @@ class Peer:
         app.router.add_get("/.well-known/webfinger", self.webfinger)
         app.router.add_get("/users/{username}", self.get_actor)
         app.router.add_post("/users/{username}/inbox", self.inbox)
+        app.router.add_get("/media/{name}", self.media)
         app.router.add_post("/inbox", self.inbox)
         app.router.add_post("/control/person", self.control_person)
         app.router.add_post("/control/send", self.control_send)

@@ -83,6 +83,11 @@ def test_a_follow_from_the_peer_counts_and_is_accepted(world):
     assert profile["followerCount"] == 1
     followers = requests.get(mk.base + "/api/v1/users/alice/followers", headers=world["alice"], timeout=10).json()
     assert [person["username"] for person in followers["items"]] == ["bob@peer.test"]
+    # Bob's avatar was fetched through the photo pipeline and is served from here.
+    bob = requests.get(mk.base + "/api/v1/users/bob@peer.test", headers=world["alice"], timeout=10).json()
+    assert bob["displayName"] == "Bob Peer" and bob["bio"] == "Bob Peer on peer.test"
+    assert bob["avatarURL"].startswith("/media/")
+    assert requests.get(mk.base + bob["avatarURL"], timeout=10).headers["content-type"].startswith("image/")
 
     # The Accept reaches bob's inbox, signed by alice's key and verified by bovine.
     def accepted():
@@ -264,3 +269,35 @@ def test_alices_posts_edits_deletions_and_profile_reach_her_followers_server(wor
                                  if u["activity"]["object"].get("type") == "Person"])
     assert people and people[0]["activity"]["object"]["name"] == "Alice Anew"
     assert peer.received()["refused"] == []
+
+
+def test_a_private_account_approves_or_declines_follows_from_the_peer(world):
+    mk, peer = world["mk"], world["peer"]
+    pia = mk.sign_up("pia")
+    assert requests.patch(mk.base + "/api/v1/me", headers=pia, json={"isPrivate": True}, timeout=30).status_code == 200
+    actor = requests.get("http://mk-a.test/users/pia", headers={"Accept": AS}, timeout=10).json()
+    assert actor["manuallyApprovesFollowers"] is True
+    peer.person("erin", "Erin Peer")
+    start = len(peer.received()["received"])
+    follows = {}
+    for name in ("bob", "erin"):
+        follows[name] = {"id": activity_id("follow"), "type": "Follow", "actor": f"http://peer.test/users/{name}",
+                         "object": "http://mk-a.test/users/pia"}
+        assert peer.send(name, "http://mk-a.test/users/pia/inbox", follows[name])["status"] == 202
+    requests_here = requests.get(mk.base + "/api/v1/me/follow-requests", headers=pia, timeout=10).json()["items"]
+    assert sorted(person["username"] for person in requests_here) == ["bob@peer.test", "erin@peer.test"]
+    assert requests.get(mk.base + "/api/v1/users/pia", headers=pia, timeout=10).json()["followerCount"] == 0
+    assert not [item for item in peer.received()["received"][start:] if item["activity"]["type"] == "Accept"]
+
+    assert requests.post(mk.base + "/api/v1/me/follow-requests/bob@peer.test/approve", headers=pia,
+                         timeout=10).status_code in (200, 204)
+    assert requests.post(mk.base + "/api/v1/me/follow-requests/erin@peer.test/decline", headers=pia,
+                         timeout=10).status_code in (200, 204)
+    answers = eventually(lambda: len([item for item in peer.received()["received"][start:]
+                                      if item["activity"]["type"] in ("Accept", "Reject")]) == 2)
+    assert answers, peer.received()
+    by_type = {item["activity"]["type"]: item["activity"] for item in peer.received()["received"][start:]
+               if item["activity"]["type"] in ("Accept", "Reject")}
+    assert by_type["Accept"]["object"]["id"] == follows["bob"]["id"]
+    assert by_type["Reject"]["object"]["id"] == follows["erin"]["id"]
+    assert requests.get(mk.base + "/api/v1/users/pia", headers=pia, timeout=10).json()["followerCount"] == 1

@@ -90,7 +90,26 @@ extension Federation {
         guard let parsed = parseActor(document, fetchedFrom: uri) else {
             throw InboxRefusal.unauthorized("the document at \(uri) is not a usable actor")
         }
-        return try await store.saveRemoteActor(parsed)
+        let before = try await store.remoteActor(uri: uri)
+        let actor = try await store.saveRemoteActor(parsed)
+        if parsed.iconURL != before?.iconURL { await keepAvatar(of: actor) }
+        return actor
+    }
+
+    /// Fetches a remote person's avatar through the photo pipeline as an uploaded one is, so that it is served from
+    /// here; none when their document names none. A failure leaves the initials, and is tried again when their
+    /// document names another.
+    func keepAvatar(of actor: RemoteActor) async {
+        do {
+            if let icon = actor.iconURL, let url = URL(string: icon) {
+                let bytes = try await peers.fetchMedia(url, maxBytes: core.maxUploadBytes)
+                _ = try await core.profiles.edit(actor.userID) { ProfileChanges(avatar: .photo(bytes)) }
+            } else {
+                _ = try await core.profiles.edit(actor.userID) { ProfileChanges(avatar: .initials) }
+            }
+        } catch {
+            logger.info("a remote avatar was not kept", metadata: ["actor": "\(actor.uri)", "error": "\(error)"])
+        }
     }
 
     /// What an actor document says, when it is one this server can use: its id is where it was fetched from, its key
@@ -119,8 +138,9 @@ extension Federation {
             bio: Self.clipped(
                 ActivityStreams.plainText(document["summary"] as? String ?? ""), to: Limits.bioLength.upperBound),
             inbox: inbox, sharedInbox: shared.flatMap { ActivityStreams.origin(of: $0) == origin ? $0 : nil },
-            keyID: keyID, publicKeyPEM: pem, profileURL: document["url"] as? String,
-            isPrivate: document["manuallyApprovesFollowers"] as? Bool ?? false)
+            keyID: keyID, publicKeyPEM: pem, profileURL: Self.mediaURL(document["url"]),
+            isPrivate: document["manuallyApprovesFollowers"] as? Bool ?? false,
+            iconURL: Self.mediaURL((document["icon"] as? JSONObject)?["url"] ?? document["icon"]))
     }
 
     /// Applies an activity whose signature and origin were checked.

@@ -18,10 +18,12 @@ public struct RemoteActor: Sendable, Equatable {
     public var publicKeyPEM: String
     /// Their profile page on their own server.
     public var profileURL: String?
+    /// Where their avatar was fetched from.
+    public var iconURL: String?
 
     public init(
         userID: Int64, username: String, uri: String, inbox: String, sharedInbox: String?, keyID: String,
-        publicKeyPEM: String, profileURL: String?
+        publicKeyPEM: String, profileURL: String?, iconURL: String? = nil
     ) {
         self.userID = userID
         self.username = username
@@ -31,6 +33,7 @@ public struct RemoteActor: Sendable, Equatable {
         self.keyID = keyID
         self.publicKeyPEM = publicKeyPEM
         self.profileURL = profileURL
+        self.iconURL = iconURL
     }
 
     /// Where deliveries for them go: their server's shared inbox, or else their own.
@@ -50,10 +53,12 @@ public struct RemoteActorDocument: Sendable, Equatable {
     public var publicKeyPEM: String
     public var profileURL: String?
     public var isPrivate: Bool
+    /// Their avatar's URL there.
+    public var iconURL: String?
 
     public init(
         uri: String, username: String, displayName: String, bio: String, inbox: String, sharedInbox: String?,
-        keyID: String, publicKeyPEM: String, profileURL: String?, isPrivate: Bool
+        keyID: String, publicKeyPEM: String, profileURL: String?, isPrivate: Bool, iconURL: String? = nil
     ) {
         self.uri = uri
         self.username = username
@@ -65,6 +70,7 @@ public struct RemoteActorDocument: Sendable, Equatable {
         self.publicKeyPEM = publicKeyPEM
         self.profileURL = profileURL
         self.isPrivate = isPrivate
+        self.iconURL = iconURL
     }
 }
 
