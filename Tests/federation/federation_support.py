@@ -73,13 +73,14 @@ def wait_for(address: str, port: int, process: subprocess.Popen, log: pathlib.Pa
 class FederatedServer:
     """`makestagram serve` on `address`:80, known as `http://name`, reaching private peers (the others here)."""
 
-    def __init__(self, name: str, address: str, *flags: str):
+    def __init__(self, name: str, address: str, *flags: str, data: str | None = None):
         self.name = name
+        self.address = address
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="makestagram-federated-"))
         self.log_path = self.folder / "server.log"
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
-            [server_binary(), "serve", "--host", address, "--port", "80", "--data", str(self.folder / "data"),
+            [server_binary(), "serve", "--host", address, "--port", "80", "--data", data or str(self.folder / "data"),
              "--public-url", f"http://{name}", "--allow-private-peers", "--log-level", "info", *flags],
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for(address, 80, self.process, self.log_path)
