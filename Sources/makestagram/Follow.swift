@@ -6,7 +6,7 @@ import MakestagramKit
 struct Follow: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Follow someone: their posts join your feed.")
 
-    @Argument(help: "Whom to follow.") var username: String
+    @Argument(help: "Whom to follow: a username here, or someone elsewhere as user@server.") var username: String
     @OptionGroup var options: ClientOptions
 
     func run() async throws {
@@ -160,8 +160,13 @@ struct Decline: AsyncParsableCommand {
 private func setFollow(_ username: String, following: Bool, options: ClientOptions) async throws {
     try await ClientContext.run(options) { context in
         let client = context.app.client
-        let state = try await following ? client.follow(username.lowercased()) : client.unfollow(username.lowercased())
+        // Someone on another server: `bob@example.social`, with or without the leading `@`.
+        let name = username.hasPrefix("@") ? String(username.dropFirst()).lowercased() : username.lowercased()
+        let state = try await following ? client.follow(name) : client.unfollow(name)
         if state.viewerRequested {
+            if Limits.isRemoteUsername(name) {
+                return Output.line("You asked to follow \(name); it counts once their server accepts.")
+            }
             return Output.line("\(username)'s account is private: you asked to follow it, and they'll decide.")
         }
         Output.line(

@@ -301,3 +301,29 @@ def test_a_private_account_approves_or_declines_follows_from_the_peer(world):
     assert by_type["Accept"]["object"]["id"] == follows["bob"]["id"]
     assert by_type["Reject"]["object"]["id"] == follows["erin"]["id"]
     assert requests.get(mk.base + "/api/v1/users/pia", headers=pia, timeout=10).json()["followerCount"] == 1
+
+
+def test_the_command_line_follows_someone_on_the_peer_by_handle(world, tmp_path):
+    import os
+    import subprocess
+
+    from makestagram_server import server_binary
+
+    mk, peer = world["mk"], world["peer"]
+    mk.sign_up("cli_user")
+    peer.person("fern", "Fern Peer")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path), MAKESTAGRAM_SERVER=mk.base)
+
+    def run(*args, stdin=None):
+        result = subprocess.run([server_binary(), *args], input=stdin, capture_output=True, text=True, env=env,
+                                timeout=60)
+        assert result.returncode == 0, (args, result.stderr)
+        return result.stdout
+
+    run("login", "cli_user", "--password-stdin", stdin="correct horse\n")
+    start = len(peer.received()["received"])
+    said = run("follow", "@fern@peer.test")
+    assert "asked to follow fern@peer.test" in said and "their server accepts" in said
+    follows = eventually(lambda: [item for item in peer.received()["received"][start:]
+                                  if item["activity"]["type"] == "Follow"])
+    assert follows and follows[0]["activity"]["actor"] == "http://mk-a.test/users/cli_user"

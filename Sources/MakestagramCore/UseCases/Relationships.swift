@@ -27,9 +27,15 @@ package struct Relationships<S: Store>: Sendable {
     }
 
     /// Makes `user` follow `username`, or stop; answers the followee's follower count and whether the user follows.
+    /// Someone on another server (`user@host`) not known here yet is looked up there first.
     package func follow(_ username: String, by user: Int64, following: Bool) async throws -> FollowState {
         try core.protection.take(.follows, user: user)
         do {
+            if following, Limits.isRemoteUsername(username),
+                try await store.profile(username: username, viewer: user) == nil
+            {
+                _ = await core.remote.resolve(username)
+            }
             return try await store.setFollow(viewer: user, username: username, following: following)
         } catch StoreError.cannotFollowSelf {
             throw UseCaseError.conflict(.cannotFollowSelf, "You cannot follow yourself.")
