@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Federation, on server.sh's data (SQLite), each figure beside its baseline in the same run:
+# - inbox: signed remote Likes (and their Undos) applied per second, replayed by wrk from requests signed ahead by
+#   federation_peers.py, beside local like toggles (toggle.lua) on the same server; the RSA-2048 verify and sign rates
+#   of this machine (openssl speed) beside them;
+# - fan-out: one post by a person with 10,000 remote followers on 100 loopback servers: time from the post's answer
+#   until every server has it, copies per server, and the server's CPU per delivery beside one RSA-2048 signature;
+# - cost: timeline pages and local like toggles with federation on (and 100 remote followers for each of 100
+#   authors) beside federation off.
+# Prints a table; appends it to HISTORY.md.
+# Usage: Benchmarks/federation.sh [seconds per wrk run, default 15]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-15}"
+source Benchmarks/common.sh
+
+peer_port=$(( 20000 + RANDOM % 20000 ))
+public_port=$(free_port)
+public="http://127.0.0.1:$public_port"
+
+# Starts the server on $work/data at $public_port, with federation on when $1 is "on".
+start_federated() {
+  local flags=()
+  [ "$1" = on ] && flags=(--public-url "$public" --allow-private-peers)
+  taskset -c 0 "$bin/makestagram" serve --port "$public_port" --data "$work/data" --log-level notice \
+    --rate-limit all=off --max-connections-per-address 1048576 "${flags[@]}" > "$work/server.log" 2>&1 &
+  server_pid=$!
+  base="$public"
+  for _ in $(seq 1 300); do
+    curl -sf "$base/healthz" > /dev/null && return 0
+    sleep 0.1
+  done
+  cat "$work/server.log"
+  exit 1
+}
+
+echo "== seeding"
+start_server
+sign_up_bench_users
+stop_server
+sqlite3 "$work/data/makestagram.sqlite" < Benchmarks/seed.sql
+start_federated on
+stop_server
+echo "== peers"
+python3 Benchmarks/federation_peers.py keys --folder "$work"
+taskset -c 1 python3 Benchmarks/federation_peers.py serve --folder "$work" --port "$peer_port" --servers 100 \
+  > "$work/peers.log" 2>&1 &
+peers_pid=$!
+trap 'kill $peers_pid 2>/dev/null || true; cleanup' EXIT
+for _ in $(seq 1 100); do grep -q ready "$work/peers.log" && break; sleep 0.1; done
+echo "== signing inbox requests"
+python3 Benchmarks/federation_peers.py sign --folder "$work" --peer-port "$peer_port" --public "$public" \
+  --count 4000 --out "$work/warm.tsv"
+python3 Benchmarks/federation_peers.py sign --folder "$work" --peer-port "$peer_port" --public "$public" \
+  --count 120000 --out "$work/signed.tsv"
+
+# 10,000 remote followers of bench1 on the 100 servers, and 100 remote followers for each of 100 members.
+sqlite3 "$work/data/makestagram.sqlite" <<SQL
+PRAGMA synchronous = OFF;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+INSERT INTO users (username, display_name, password_hash, created_at)
+SELECT 'f' || i || '@127.0.0.1:' || ($peer_port + 1 + i % 100), 'Follower ' || i, '!', 1700000000 FROM n;
+INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, fetched_at)
+SELECT id, 'http://' || substr(username, instr(username, '@') + 1) || '/users/' || substr(username, 1, instr(username, '@') - 1),
+  'http://' || substr(username, instr(username, '@') + 1) || '/inbox', 'http://' || substr(username, instr(username, '@') + 1) || '/inbox',
+  'k' || id, 'none', 1700000000
+FROM users WHERE username LIKE 'f%@127.0.0.1:%';
+INSERT INTO follows (follower_id, followee_id, created_at)
+SELECT id, 1, 1700000000 FROM users WHERE username LIKE 'f%@127.0.0.1:%';
+INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at)
+SELECT f.id, m.id, 1700000000 FROM (SELECT id FROM users WHERE username LIKE 'f%@127.0.0.1:%' ORDER BY id LIMIT 100) f,
+  (SELECT id FROM users WHERE username LIKE 'member%' ORDER BY id LIMIT 100) m;
+COMMIT;
+SQL
+
+run_local() {
+  TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null
+  read -r tl_rps tl_p50 tl_p99 tl_err <<< "$(measure -s Benchmarks/timeline.lua "$base")"
+  read -r tg_rps tg_p50 tg_p99 tg_err <<< "$(measure -s Benchmarks/toggle.lua "$base")"
+  echo "$tl_rps $tl_p50 $tl_p99 $tl_err $tg_rps $tg_p50 $tg_p99 $tg_err"
+}
+
+start_bare
+taskset -c 1 wrk -t1 -c64 -d3s "http://127.0.0.1:$bare_port/json" > /dev/null
+read -r bare_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
+
+echo "== federation off"
+start_federated off
+read -r off_tl off_tl50 off_tl99 off_tle off_tg off_tg50 off_tg99 off_tge <<< "$(run_local)"
+stop_server
+
+echo "== federation on"
+start_federated on
+read -r on_tl on_tl50 on_tl99 on_tle on_tg on_tg50 on_tg99 on_tge <<< "$(run_local)"
+
+echo "== inbox"
+SIGNED="$work/warm.tsv" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/inbox.lua "$base" > /dev/null 2>&1
+read -r in_rps in_p50 in_p99 in_err <<< "$(SIGNED="$work/signed.tsv" measure -s Benchmarks/inbox.lua "$base")"
+read -r tg2_rps tg2_p50 tg2_p99 tg2_err <<< "$(measure -s Benchmarks/toggle.lua "$base")"
+
+echo "== fan-out"
+token=$(head -1 "$work/tokens")
+fanout=$(python3 - "$base" "$token" "$peer_port" "$server_pid" <<'PY'
+import json, os, sys, time, urllib.request
+base, token, peer_port, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+photo = open("Tests/TestFixtures/photos/chelsea.jpg", "rb").read()
+tick = os.sysconf("SC_CLK_TCK")
+def cpu():
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / tick
+def post(caption):
+    boundary = "benchmarkboundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\n{caption}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.jpg\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(base + "/api/v1/posts", data=body, method="POST", headers={
+        "Authorization": "Bearer " + token, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    return json.load(urllib.request.urlopen(request))
+def stats():
+    return json.load(urllib.request.urlopen(f"http://127.0.0.1:{peer_port}/stats"))
+times, copies, cpus = [], [], []
+for round in range(10):
+    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{peer_port}/reset", method="POST"))
+    time.sleep(1)
+    made = post(f"Fan-out {round}")
+    answered, before = time.time(), cpu()
+    wanted = f"{base}/p/{made['id']}/activity"
+    deadline = answered + 30
+    while time.time() < deadline:
+        got = stats()
+        have = {port for port, items in got.items() if any(item[0] == wanted for item in items)}
+        if len(have) >= 100:
+            break
+        time.sleep(0.005)
+    after = cpu()
+    last = max(max(t for i, t in items if i == wanted) for items in got.values() if any(i == wanted for i, _ in items))
+    times.append(last - answered)
+    copies.append(sorted(sum(1 for i, _ in items if i == wanted) for items in got.values()))
+    cpus.append((after - before) / max(1, len(have)))
+    time.sleep(1)
+times.sort()
+counts = {c for round in copies for c in round}
+print(f"{times[len(times)//2]*1000:.0f} {times[-1]*1000:.0f} {min(len(c) for c in copies)} {min(counts)} {max(counts)} "
+      f"{sorted(cpus)[len(cpus)//2]*1e6:.0f}")
+PY
+)
+read -r fan_p50 fan_max fan_servers fan_min_copies fan_max_copies fan_cpu_us <<< "$fanout"
+stop_server
+read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
+speed=$(openssl speed -seconds 3 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $6, $7}')
+read -r sign_rate verify_rate <<< "$speed"
+exact=$(sqlite3 "$work/data/makestagram.sqlite" \
+  "SELECT count(*) FROM posts p WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id);")
+
+bare_avg=$(( (bare_rps + bare2_rps) / 2 ))
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+sign_us=$(python3 -c "print(f'{1e6 / $sign_rate:.0f}')")
+report=$(cat <<REPORT
+### $(date -u +%Y-%m-%d) — federation: inbox likes, fan-out to 100 servers, and its cost to local work
+
+Machine: $machine. Release build, SQLite; server pinned to core 0, wrk (1 thread, 64 connections, ${duration} s) and
+the loopback peers (one Python process) on core 1. Data: server.sh's seed (10,000 users, 100,000 posts, ~1,000,000
+likes), plus 10,000 remote followers of bench1 on 100 loopback servers (100 each) and 100 remote followers for each
+of 100 members. RSA-2048 on this machine (openssl speed, one core): $sign_rate signs/s, $verify_rate verifies/s.
+
+| workload | req/s | p50 ms | p99 ms | ratio | non-2xx |
+|---|---|---|---|---|---|
+| bare Hummingbird JSON (mean of before/after: $bare_rps, $bare2_rps) | $bare_avg | | | 1.00 | 0 |
+| timeline page of 20, federation off | $off_tl | $off_tl50 | $off_tl99 | 1.00 | $off_tle |
+| timeline page of 20, federation on | $on_tl | $on_tl50 | $on_tl99 | $(ratio "$on_tl" "$off_tl") of off | $on_tle |
+| local like toggles, federation off | $off_tg | $off_tg50 | $off_tg99 | 1.00 | $off_tge |
+| local like toggles, federation on | $on_tg | $on_tg50 | $on_tg99 | $(ratio "$on_tg" "$off_tg") of off | $on_tge |
+| signed remote Likes and Undos at the shared inbox, verified and applied | $in_rps | $in_p50 | $in_p99 | $(ratio "$in_rps" "$tg2_rps") of local toggles | $in_err |
+| local like toggles, right after (same server) | $tg2_rps | $tg2_p50 | $tg2_p99 | 1.00 | $tg2_err |
+
+Fan-out of one post (10 posts, one at a time) to 10,000 remote followers on 100 servers: every one of the 100 servers
+had it $fan_p50 ms after the post's answer (median; slowest of 10: $fan_max ms); servers reached per post: at least
+$fan_servers; copies per server: $fan_min_copies to $fan_max_copies. Server CPU per delivery (median of 10):
+$fan_cpu_us µs, beside one RSA-2048 signature: $sign_us µs ($(ratio "$fan_cpu_us" "$sign_us") of it).
+
+Posts whose likeCount differs from their like rows after the runs: $exact.
+REPORT
+)
+echo
+echo "$report"
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md
