@@ -116,6 +116,8 @@ def test_mastodon_py_on_one_server_follows_favourites_and_reads_someone_on_the_o
 
     found = dina.search_v2("@carl@mk-a.test", resolve=True, result_type="accounts")["accounts"]
     assert [(account.acct, account.username) for account in found] == [("carl@mk-a.test", "carl")]
+    assert dina.account_lookup("carl@mk-a.test").id == found[0].id
+    assert dina.account_lookup("dina").acct == "dina"
     dina.account_follow(found[0].id)
     assert eventually(lambda: dina.account_relationships([found[0].id])[0].following), "mk-a accepted"
     assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/carl", headers=carl,

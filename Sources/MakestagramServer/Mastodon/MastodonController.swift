@@ -191,10 +191,20 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func lookup(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
-        let acct = try request.queryText("acct") ?? ""
-        let username = String(acct.split(separator: "@").first ?? "")
-        guard Limits.isValidUsername(username.lowercased()),
-            let profile = try await store.profile(username: username.lowercased(), viewer: mapper.viewer)
+        let raw = (try request.queryText("acct") ?? "").lowercased()
+        let acct = raw.hasPrefix("@") ? String(raw.dropFirst()) : raw
+        // Someone elsewhere this server knows (`bob@example.social`), or someone here (`alice`, or `alice@` this
+        // server's host).
+        if Limits.isRemoteUsername(acct), let profile = try await store.profile(username: acct, viewer: mapper.viewer) {
+            return try MastodonResponse(mapper.account(profile))
+        }
+        let parts = acct.split(separator: "@", omittingEmptySubsequences: false)
+        let host = URL(string: mapper.origin).flatMap { url in
+            url.host(percentEncoded: false).map { host in url.port.map { "\(host):\($0)" } ?? host }
+        }
+        let username = String(parts.first ?? "")
+        guard parts.count == 1 || (parts.count == 2 && String(parts[1]) == host), Limits.isValidUsername(username),
+            let profile = try await store.profile(username: username, viewer: mapper.viewer)
         else { throw APIError.notFound("account") }
         return try MastodonResponse(mapper.account(profile))
     }
