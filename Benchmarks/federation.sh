@@ -9,6 +9,7 @@
 #   authors) beside federation off.
 # Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/federation.sh [seconds per wrk run, default 15]
+# With PROFILE=file, the inbox run is also recorded with perf and its report written to that file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-15}"
@@ -96,7 +97,16 @@ read -r on_tl on_tl50 on_tl99 on_tle on_tg on_tg50 on_tg99 on_tge <<< "$(run_loc
 
 echo "== inbox"
 SIGNED="$work/warm.tsv" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/inbox.lua "$base" > /dev/null 2>&1
+if [ -n "${PROFILE:-}" ]; then
+  perf record -F 999 -g -p "$server_pid" -o "$work/perf.data" -- sleep "$duration" > /dev/null 2>&1 &
+  perf_pid=$!
+fi
 read -r in_rps in_p50 in_p99 in_err <<< "$(SIGNED="$work/signed.tsv" measure -s Benchmarks/inbox.lua "$base")"
+if [ -n "${PROFILE:-}" ]; then
+  wait "$perf_pid" || true
+  perf report -i "$work/perf.data" --no-children --sort symbol --stdio 2>/dev/null | swift demangle --simplified \
+    > "$PROFILE" || true
+fi
 read -r tg2_rps tg2_p50 tg2_p99 tg2_err <<< "$(measure -s Benchmarks/toggle.lua "$base")"
 
 echo "== fan-out"

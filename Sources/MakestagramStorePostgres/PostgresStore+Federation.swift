@@ -307,32 +307,45 @@ extension PostgresStore {
         }
     }
 
-    public func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws {
-        try await write { [logger] connection, _ in
-            let now = Date().timeIntervalSince1970
+    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
+        guard !outcomes.isEmpty else { return }
+        var ids: [Int64] = []
+        var states: [String] = []
+        var attempts: [Double] = []
+        var statuses: [Int] = []
+        var errors: [String] = []
+        for (id, outcome) in outcomes {
+            ids.append(id)
             switch outcome {
             case .delivered(let status):
-                try await connection.query(
-                    """
-                    UPDATE deliveries SET state = 'delivered', last_status = \(status), last_error = NULL,
-                      finished_at = \(now)
-                    WHERE id = \(id)
-                    """, logger: logger)
+                states.append("delivered")
+                attempts.append(0)
+                statuses.append(status)
+                errors.append("")
             case .retry(let at, let status, let error):
-                try await connection.query(
-                    """
-                    UPDATE deliveries SET next_attempt = \(at.timeIntervalSince1970), last_status = \(status),
-                      last_error = \(error)
-                    WHERE id = \(id)
-                    """, logger: logger)
+                states.append("pending")
+                attempts.append(at.timeIntervalSince1970)
+                statuses.append(status ?? -1)
+                errors.append(error)
             case .gaveUp(let status, let error):
-                try await connection.query(
-                    """
-                    UPDATE deliveries SET state = 'failed', last_status = \(status), last_error = \(error),
-                      finished_at = \(now)
-                    WHERE id = \(id)
-                    """, logger: logger)
+                states.append("failed")
+                attempts.append(0)
+                statuses.append(status ?? -1)
+                errors.append(error)
             }
+        }
+        try await write { [logger, ids, states, attempts, statuses, errors] connection, _ in
+            let now = Date().timeIntervalSince1970
+            try await connection.query(
+                """
+                UPDATE deliveries d SET state = o.state,
+                  next_attempt = CASE WHEN o.state = 'pending' THEN o.next_attempt ELSE d.next_attempt END,
+                  last_status = nullif(o.status, -1), last_error = nullif(o.error, ''),
+                  finished_at = CASE WHEN o.state = 'pending' THEN NULL ELSE \(now) END
+                FROM unnest(\(ids)::bigint[], \(states)::text[], \(attempts)::float8[], \(statuses)::int[],
+                  \(errors)::text[]) AS o(id, state, next_attempt, status, error)
+                WHERE d.id = o.id
+                """, logger: logger)
         }
     }
 

@@ -258,25 +258,30 @@ extension SQLiteStore {
         }
     }
 
-    public func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws {
+    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
         try await write { db in
-            switch outcome {
-            case .delivered(let status):
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = ?
-                        WHERE id = ?
-                        """, arguments: [status, Self.now, id])
-            case .retry(let at, let status, let error):
-                try db.execute(
-                    sql: "UPDATE deliveries SET next_attempt = ?, last_status = ?, last_error = ? WHERE id = ?",
-                    arguments: [at.timeIntervalSince1970, status, error, id])
-            case .gaveUp(let status, let error):
-                try db.execute(
-                    sql: """
-                        UPDATE deliveries SET state = 'failed', last_status = ?, last_error = ?, finished_at = ?
-                        WHERE id = ?
-                        """, arguments: [status, error, Self.now, id])
+            let now = Self.now
+            for (id, outcome) in outcomes {
+                switch outcome {
+                case .delivered(let status):
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = ?
+                            WHERE id = ?
+                            """
+                    ).execute(arguments: [status, now, id])
+                case .retry(let at, let status, let error):
+                    try db.cachedStatement(
+                        sql: "UPDATE deliveries SET next_attempt = ?, last_status = ?, last_error = ? WHERE id = ?"
+                    ).execute(arguments: [at.timeIntervalSince1970, status, error, id])
+                case .gaveUp(let status, let error):
+                    try db.cachedStatement(
+                        sql: """
+                            UPDATE deliveries SET state = 'failed', last_status = ?, last_error = ?, finished_at = ?
+                            WHERE id = ?
+                            """
+                    ).execute(arguments: [status, error, now, id])
+                }
             }
         }
     }

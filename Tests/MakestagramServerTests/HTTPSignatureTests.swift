@@ -79,5 +79,14 @@ import _CryptoExtras
         #expect(throws: HTTPSignature.Failure.self) { try HTTPSignature(header: #"headers="date""#) }
         #expect(HTTPSignature.parseDate(HTTPSignature.httpDate(Date(timeIntervalSince1970: 784_111_777))) != nil)
         #expect(HTTPSignature.httpDate(Date(timeIntervalSince1970: 784_111_777)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPSignature.parseDate("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPSignature.httpDate(Date(timeIntervalSince1970: 951_782_400)) == "Tue, 29 Feb 2000 00:00:00 GMT")
+        for seconds in stride(from: 0, to: 4_000_000_000, by: 9_876_543) {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            #expect(HTTPSignature.parseDate(HTTPSignature.httpDate(date)) == date)
+        }
+        #expect(HTTPSignature.parseDate("Sun, 06 Nov 1994 08:49:37 UTC") == nil)
+        #expect(HTTPSignature.parseDate("Sun, 36 Nov 1994 08:49:37 GMT") == nil)
+        #expect(HTTPSignature.parseDate("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
     }
 }

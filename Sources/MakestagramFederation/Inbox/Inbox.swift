@@ -91,7 +91,11 @@ extension Federation {
             throw InboxRefusal.unauthorized("the document at \(uri) is not a usable actor")
         }
         let before = try await store.remoteActor(uri: uri)
-        let actor = try await store.saveRemoteActor(parsed)
+        let saved = try await store.saveRemoteActor(parsed)
+        // Someone the moderators suspended stays so, whatever their server says.
+        guard let actor = try await store.remoteActor(uri: saved.uri) else {
+            throw InboxRefusal.forbidden("the actor \(uri) is suspended here")
+        }
         if parsed.iconURL != before?.iconURL { await keepAvatar(of: actor) }
         return actor
     }
@@ -166,9 +170,17 @@ extension Federation {
             guard let object = Self.id(of: activity["object"]), let postID = localPostID(object) else {
                 throw InboxRefusal.notFound("the liked post is not on this server")
             }
-            _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: true)
-            _ = try await store.rememberInbound(
+            // The like and the note of its id are written together (one commit, when the store groups writes); the
+            // note goes again if the like is refused.
+            async let remembered = store.rememberInbound(
                 InboundActivity(id: id, actor: actor.userID, kind: .like, object: postID))
+            do {
+                _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: true)
+            } catch {
+                if (try? await remembered) == true { try? await store.forgetInbound(id: id) }
+                throw error
+            }
+            _ = try await remembered
         case "Accept", "Reject":
             // The answer to a follow someone here sent: `object` is that Follow, or its id.
             guard let followID = Self.id(of: activity["object"]), isLocal(followID),
@@ -306,9 +318,18 @@ extension Federation {
         if let embedded = object as? JSONObject, let by = Self.id(of: embedded["actor"]), by != actor.uri {
             throw InboxRefusal.forbidden("Undo of another actor's activity")
         }
+        let embedded = object as? JSONObject
+        // An embedded Like says what it liked: no need to look its id up.
+        let embeddedLike =
+            (embedded?["type"] as? String) == "Like" ? Self.id(of: embedded?["object"]).flatMap(localPostID) : nil
+        if let postID = embeddedLike {
+            async let forgotten: Void = store.forgetInbound(id: objectID)
+            _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: false)
+            try await forgotten
+            return
+        }
         let known = try await store.inbound(id: objectID)
         if let known, known.actor != actor.userID { throw InboxRefusal.forbidden("Undo of another actor's activity") }
-        let embedded = object as? JSONObject
         switch (known?.kind, embedded?["type"] as? String) {
         case (.follow, _), (nil, "Follow"):
             let target: String?

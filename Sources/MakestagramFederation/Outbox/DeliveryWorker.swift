@@ -63,29 +63,40 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
-    /// Sends one round of due deliveries; false when none were due.
+    /// Sends one round of due deliveries, and records their outcomes in one write; false when none were due.
     func sendDue() async throws -> Bool {
         let due = try await federation.store.claimDeliveries(limit: concurrency, lease: lease)
         guard !due.isEmpty else { return false }
-        await withTaskGroup(of: Void.self) { group in
+        // Each sender is read once per round.
+        var senders: [Int64: UserSummary] = [:]
+        for id in Set(due.compactMap(\.delivery.sender)) {
+            if let profile = try await federation.store.profile(id: id, viewer: id) { senders[id] = profile.summary }
+        }
+        let known = senders
+        let outcomes = await withTaskGroup(of: (id: Int64, outcome: DeliveryOutcome).self) { group in
             for queued in due {
-                group.addTask { await self.send(queued) }
+                group.addTask { (queued.id, await self.send(queued, senders: known)) }
             }
+            var outcomes: [(id: Int64, outcome: DeliveryOutcome)] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        do {
+            try await federation.store.finishDeliveries(outcomes)
+        } catch {
+            logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
         }
         return true
     }
 
-    private func send(_ queued: QueuedDelivery) async {
+    private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> DeliveryOutcome {
         let delivery = queued.delivery
         let outcome: DeliveryOutcome
         do {
             guard let inbox = URL(string: delivery.inbox) else {
                 throw PeerClient.Failure.refused(.badHost)
             }
-            let sender: UserSummary? =
-                if let id = delivery.sender { try await federation.store.profile(id: id, viewer: id)?.summary } else {
-                    nil
-                }
+            let sender = delivery.sender.flatMap { senders[$0] }
             if delivery.sender != nil && sender == nil {
                 outcome = .gaveUp(status: nil, error: "the sender is gone")
             } else {
@@ -113,11 +124,7 @@ final class DeliveryWorker<S: Store>: Service {
                     "final": "\(outcome == .gaveUp(status: status, error: error))",
                 ])
         }
-        do {
-            try await federation.store.finishDelivery(id: queued.id, outcome: outcome)
-        } catch {
-            logger.warning("recording a delivery failed", metadata: ["error": "\(error)"])
-        }
+        return outcome
     }
 
     static func outcome(status: Int?, error: String?, attempts: Int) -> DeliveryOutcome {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 import _CryptoExtras
 
 /// HTTP Signatures as the fediverse uses them (draft-cavage-http-signatures-12): a `Signature` header naming the key,
@@ -136,22 +137,60 @@ public struct HTTPSignature: Sendable, Equatable {
         "SHA-256=" + Data(SHA256.hash(data: body)).base64EncodedString()
     }
 
-    /// The `Date` header for `date` (IMF-fixdate).
+    /// The `Date` header for `date` (IMF-fixdate), written by hand as ``parseDate(_:)`` reads it.
     public static func httpDate(_ date: Date = Date()) -> String {
-        date.formatted(
-            Date.VerbatimFormatStyle(
-                format:
-                    "\(weekday: .abbreviated), \(day: .twoDigits) \(month: .abbreviated) \(year: .defaultDigits) \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\(second: .twoDigits) GMT",
-                locale: Locale(identifier: "en_US_POSIX"), timeZone: .gmt, calendar: Calendar(identifier: .gregorian)))
+        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+        let weekday = weekdays[((days % 7) + 7) % 7]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return
+            "\(weekday), \(two(day)) \(months[month - 1]) \(year) \(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)) GMT"
     }
 
-    /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    /// Reads an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), read by hand: every inbox request has one, and a
+    /// date formatter per request costs more than the signature's verification.
     public static func parseDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        let bytes = Array(text.utf8.drop(while: { $0 == 0x20 }))
+        // "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, fixed positions.
+        guard bytes.count >= 29, bytes[3] == 0x2C, bytes[4] == 0x20, bytes[7] == 0x20, bytes[11] == 0x20,
+            bytes[16] == 0x20, bytes[19] == 0x3A, bytes[22] == 0x3A, bytes[25] == 0x20,
+            String(decoding: bytes[26..<29], as: UTF8.self) == "GMT"
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte <= 0x39 else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        guard let day = number(5..<7), let year = number(12..<16), let hour = number(17..<19),
+            let minute = number(20..<22), let second = number(23..<25),
+            let month = months.firstIndex(of: String(decoding: bytes[8..<11], as: UTF8.self)).map({ $0 + 1 }),
+            (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        // Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second))
     }
 
     /// Checks what can be checked without the key: that a POST's signature covers `(request-target)`, `host`,
@@ -185,8 +224,27 @@ public struct HTTPSignature: Sendable, Equatable {
     /// Whether the signature over `request`'s signed headers verifies with `publicKeyPEM`.
     public func verifies(_ request: Request, publicKeyPEM: String) throws(Failure) -> Bool {
         let text = try Self.signingString(request, headers: headers)
-        guard let key = try? _RSA.Signing.PublicKey(pemRepresentation: publicKeyPEM) else { return false }
+        guard let key = PublicKeys.shared.key(pem: publicKeyPEM) else { return false }
         return key.isValidSignature(
             _RSA.Signing.RSASignature(rawRepresentation: signature), for: Data(text.utf8), padding: .insecurePKCS1v1_5)
+    }
+}
+
+/// Public keys read from PEM, kept by their text: the same few peers' keys verify most requests, and reading a PEM
+/// costs more than a verification.
+final class PublicKeys: Sendable {
+    static let shared = PublicKeys()
+    private let keys = Mutex<[String: _RSA.Signing.PublicKey]>([:])
+    /// The most keys held; past it, the held ones are forgotten and read again as they come.
+    let limit = 4096
+
+    func key(pem: String) -> _RSA.Signing.PublicKey? {
+        if let key = keys.withLock({ $0[pem] }) { return key }
+        guard let key = try? _RSA.Signing.PublicKey(pemRepresentation: pem) else { return nil }
+        keys.withLock {
+            if $0.count >= limit { $0.removeAll(keepingCapacity: true) }
+            $0[pem] = key
+        }
+        return key
     }
 }

@@ -187,8 +187,8 @@ public protocol FederationStoring: Sendable {
     /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
     /// again for `lease` (by this or another instance) while they are sent.
     func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
-    /// Records how an attempt at delivery `id` ended.
-    func finishDelivery(id: Int64, outcome: DeliveryOutcome) async throws
+    /// Records how attempts at deliveries ended, by delivery ID, in one transaction.
+    func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws
     /// Forgets deliveries finished (sent or given up) before `date`.
     func purgeDeliveries(finishedBefore date: Date) async throws
 }
