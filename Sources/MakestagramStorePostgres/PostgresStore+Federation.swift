@@ -228,6 +228,16 @@ extension PostgresStore {
         }
     }
 
+    public func remotePosts(among posts: [Int64]) async throws -> Set<Int64> {
+        guard !posts.isEmpty else { return [] }
+        return try await read { [logger] connection in
+            Set(
+                try await connection.query(
+                    "SELECT post_id FROM remote_posts WHERE post_id = ANY(\(posts)::bigint[])", logger: logger
+                ).collect().map { try $0.decode(Int64.self) })
+        }
+    }
+
     public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
         try await read { [logger] connection in
             guard

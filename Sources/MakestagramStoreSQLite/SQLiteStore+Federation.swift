@@ -181,6 +181,16 @@ extension SQLiteStore {
         }
     }
 
+    public func remotePosts(among posts: [Int64]) async throws -> Set<Int64> {
+        guard !posts.isEmpty else { return [] }
+        return try await read { db in
+            Set(
+                try Int64.fetchAll(
+                    db, sql: "SELECT post_id FROM remote_posts WHERE post_id IN (SELECT value FROM json_each(?))",
+                    arguments: [String(decoding: try JSONEncoder().encode(posts), as: UTF8.self)]))
+        }
+    }
+
     public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT uri, url FROM remote_posts WHERE post_id = ?", arguments: [post]).map {

@@ -69,10 +69,7 @@ final class FederationConsumer<S: Store>: Service {
             if batch.to != batch.from { _ = try await store.queueDeliveries([], consumer: Self.name, batch: batch) }
             return false
         }
-        var deliveries: [OutboundDelivery] = []
-        for change in batch.changes {
-            deliveries += try await federation.deliveries(for: change)
-        }
+        let deliveries = try await federation.deliveries(for: batch.changes)
         if try await store.queueDeliveries(deliveries, consumer: Self.name, batch: batch), !deliveries.isEmpty {
             worker.wake()
         }

@@ -6,6 +6,29 @@ import MakestagramStore
 /// What other servers must learn of each change, written once: the activities a change causes and the inboxes they
 /// go to. Federation's consumer of the change log (``FederationConsumer``) queues what these answer.
 extension Federation {
+    /// The deliveries `changes` cause, in their order. Likes and comments, most of the log, cause deliveries only on
+    /// posts from other servers: which posts those are is read once for the whole batch.
+    func deliveries(for changes: [LoggedChange]) async throws -> [OutboundDelivery] {
+        var posts: [Int64] = []
+        for change in changes {
+            switch change.event {
+            case .likeChanged(let like): posts.append(like.postID)
+            case .commentCreated(let comment, _, _): posts.append(comment.postId)
+            default: break
+            }
+        }
+        let remote = try await store.remotePosts(among: Array(Set(posts)))
+        var deliveries: [OutboundDelivery] = []
+        for change in changes {
+            switch change.event {
+            case .likeChanged(let like) where !remote.contains(like.postID): continue
+            case .commentCreated(let comment, _, _) where !remote.contains(comment.postId): continue
+            default: deliveries += try await self.deliveries(for: change)
+            }
+        }
+        return deliveries
+    }
+
     /// The deliveries `change` causes.
     func deliveries(for change: LoggedChange) async throws -> [OutboundDelivery] {
         let stamp = Int64(change.at.timeIntervalSince1970 * 1000)

@@ -173,6 +173,8 @@ public protocol FederationStoring: Sendable {
     func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool
     /// The local post that shows the remote `Note` `uri`.
     func remotePost(uri: String) async throws -> Int64?
+    /// Which of `posts` came from other servers.
+    func remotePosts(among posts: [Int64]) async throws -> Set<Int64>
     /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
     func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)?
 
