@@ -9,7 +9,8 @@
 #   authors) beside federation off.
 # Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/federation.sh [seconds per wrk run, default 15]
-# With PROFILE=file, the inbox run is also recorded with perf and its report written to that file.
+# With PROFILE=file, the inbox run is also recorded with perf and its report written to that file; with
+# PROFILE_FANOUT=file, the fan-out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-15}"
@@ -111,6 +112,10 @@ read -r tg2_rps tg2_p50 tg2_p99 tg2_err <<< "$(measure -s Benchmarks/toggle.lua 
 
 echo "== fan-out"
 token=$(head -1 "$work/tokens")
+if [ -n "${PROFILE_FANOUT:-}" ]; then
+  perf record -F 999 -g -p "$server_pid" -o "$work/fanout.data" > /dev/null 2>&1 &
+  fan_perf_pid=$!
+fi
 fanout=$(python3 - "$base" "$token" "$peer_port" "$server_pid" <<'PY'
 import json, os, sys, time, urllib.request
 base, token, peer_port, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
@@ -156,6 +161,11 @@ print(f"{times[len(times)//2]*1000:.0f} {times[-1]*1000:.0f} {min(len(c) for c i
 PY
 )
 read -r fan_p50 fan_max fan_servers fan_min_copies fan_max_copies fan_cpu_us <<< "$fanout"
+if [ -n "${PROFILE_FANOUT:-}" ]; then
+  kill -INT "$fan_perf_pid"; wait "$fan_perf_pid" || true
+  perf report -i "$work/fanout.data" --children --sort symbol --stdio -g none 2>/dev/null | swift demangle --simplified \
+    > "$PROFILE_FANOUT" || true
+fi
 stop_server
 read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
 speed=$(openssl speed -seconds 3 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $6, $7}')
