@@ -165,7 +165,12 @@ extension Federation {
 
     /// `activity` from `author`, to the inbox of each server where someone follows them (once per server).
     func toFollowers(of author: UserSummary, _ activity: JSONObject) async throws -> [OutboundDelivery] {
-        try await store.remoteFollowerInboxes(of: author.id).map { delivery(activity, to: $0, from: author) }
+        let inboxes = try await store.remoteFollowerInboxes(of: author.id)
+        guard !inboxes.isEmpty else { return [] }
+        // Written once for every inbox.
+        let body = ActivityStreams.data(activity)
+        let id = activity["id"] as? String ?? UUID().uuidString
+        return inboxes.map { OutboundDelivery(activityID: id, inbox: $0, sender: author.id, body: body) }
     }
 
     /// `Accept` or `Reject` of the `Follow` `followID` by which `remote` follows `local`.
