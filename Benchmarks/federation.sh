@@ -87,14 +87,27 @@ start_bare
 taskset -c 1 wrk -t1 -c64 -d3s "http://127.0.0.1:$bare_port/json" > /dev/null
 read -r bare_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
 
-echo "== federation off"
+# Off, on, off, on: each figure is the mean of its two runs, so that neither side always runs second.
+mean() { python3 -c "print(round(($1 + $2) / 2, 2) if '.' in '$1$2' else ($1 + $2) // 2)"; }
+echo "== federation off, on, off, on"
 start_federated off
-read -r off_tl off_tl50 off_tl99 off_tle off_tg off_tg50 off_tg99 off_tge <<< "$(run_local)"
+read -r a_tl a_tl50 a_tl99 a_tle a_tg a_tg50 a_tg99 a_tge <<< "$(run_local)"
 stop_server
-
-echo "== federation on"
 start_federated on
-read -r on_tl on_tl50 on_tl99 on_tle on_tg on_tg50 on_tg99 on_tge <<< "$(run_local)"
+read -r b_tl b_tl50 b_tl99 b_tle b_tg b_tg50 b_tg99 b_tge <<< "$(run_local)"
+stop_server
+start_federated off
+read -r c_tl c_tl50 c_tl99 c_tle c_tg c_tg50 c_tg99 c_tge <<< "$(run_local)"
+stop_server
+start_federated on
+read -r d_tl d_tl50 d_tl99 d_tle d_tg d_tg50 d_tg99 d_tge <<< "$(run_local)"
+off_tl=$(mean "$a_tl" "$c_tl"); off_tl50=$(mean "$a_tl50" "$c_tl50"); off_tl99=$(mean "$a_tl99" "$c_tl99")
+off_tle=$(( a_tle + c_tle )); off_tg=$(mean "$a_tg" "$c_tg"); off_tg50=$(mean "$a_tg50" "$c_tg50")
+off_tg99=$(mean "$a_tg99" "$c_tg99"); off_tge=$(( a_tge + c_tge ))
+on_tl=$(mean "$b_tl" "$d_tl"); on_tl50=$(mean "$b_tl50" "$d_tl50"); on_tl99=$(mean "$b_tl99" "$d_tl99")
+on_tle=$(( b_tle + d_tle )); on_tg=$(mean "$b_tg" "$d_tg"); on_tg50=$(mean "$b_tg50" "$d_tg50")
+on_tg99=$(mean "$b_tg99" "$d_tg99"); on_tge=$(( b_tge + d_tge ))
+runs="timeline off $a_tl, $c_tl; on $b_tl, $d_tl; toggles off $a_tg, $c_tg; on $b_tg, $d_tg"
 
 echo "== inbox"
 SIGNED="$work/warm.tsv" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/inbox.lua "$base" > /dev/null 2>&1
@@ -187,10 +200,10 @@ of 100 members. RSA-2048 on this machine (openssl speed, one core): $sign_rate s
 | workload | req/s | p50 ms | p99 ms | ratio | non-2xx |
 |---|---|---|---|---|---|
 | bare Hummingbird JSON (mean of before/after: $bare_rps, $bare2_rps) | $bare_avg | | | 1.00 | 0 |
-| timeline page of 20, federation off | $off_tl | $off_tl50 | $off_tl99 | 1.00 | $off_tle |
-| timeline page of 20, federation on | $on_tl | $on_tl50 | $on_tl99 | $(ratio "$on_tl" "$off_tl") of off | $on_tle |
-| local like toggles, federation off | $off_tg | $off_tg50 | $off_tg99 | 1.00 | $off_tge |
-| local like toggles, federation on | $on_tg | $on_tg50 | $on_tg99 | $(ratio "$on_tg" "$off_tg") of off | $on_tge |
+| timeline page of 20, federation off (mean of 2 runs) | $off_tl | $off_tl50 | $off_tl99 | 1.00 | $off_tle |
+| timeline page of 20, federation on (mean of 2 runs) | $on_tl | $on_tl50 | $on_tl99 | $(ratio "$on_tl" "$off_tl") of off | $on_tle |
+| local like toggles, federation off (mean of 2 runs) | $off_tg | $off_tg50 | $off_tg99 | 1.00 | $off_tge |
+| local like toggles, federation on (mean of 2 runs) | $on_tg | $on_tg50 | $on_tg99 | $(ratio "$on_tg" "$off_tg") of off | $on_tge |
 | signed remote Likes and Undos at the shared inbox, verified and applied | $in_rps | $in_p50 | $in_p99 | $(ratio "$in_rps" "$tg2_rps") of local toggles | $in_err |
 | local like toggles, right after (same server) | $tg2_rps | $tg2_p50 | $tg2_p99 | 1.00 | $tg2_err |
 
@@ -198,6 +211,8 @@ Fan-out of one post (10 posts, one at a time) to 10,000 remote followers on 100 
 had it $fan_p50 ms after the post's answer (median; slowest of 10: $fan_max ms); servers reached per post: at least
 $fan_servers; copies per server: $fan_min_copies to $fan_max_copies. Server CPU per delivery (median of 10):
 $fan_cpu_us µs, beside one RSA-2048 signature: $sign_us µs ($(ratio "$fan_cpu_us" "$sign_us") of it).
+
+Runs, in order (req/s): $runs.
 
 Posts whose likeCount differs from their like rows after the runs: $exact.
 REPORT
