@@ -21,14 +21,15 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
-# Starts the server on $work/data, pinned to core 0; sets $base.
+# Starts the server on $work/data, pinned to core 0, with any extra flags given, on $SERVER_PORT or a free port;
+# sets $base.
 start_server() {
   local port
-  port=$(free_port)
+  port=${SERVER_PORT:-$(free_port)}
   # Access logs off (notice level) so that the run measures the server, not writes to the terminal.
   # Rate limits off: 64 users as fast as wrk can send is the load being measured.
   taskset -c 0 "$bin/makestagram" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off --max-connections-per-address 1048576 \
-    > "$work/server.log" 2>&1 &
+    "$@" > "$work/server.log" 2>&1 &
   server_pid=$!
   base="http://127.0.0.1:$port"
   for _ in $(seq 1 300); do

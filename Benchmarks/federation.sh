@@ -22,18 +22,11 @@ public="http://127.0.0.1:$public_port"
 
 # Starts the server on $work/data at $public_port, with federation on when $1 is "on".
 start_federated() {
-  local flags=()
-  [ "$1" = on ] && flags=(--public-url "$public" --allow-private-peers)
-  taskset -c 0 "$bin/makestagram" serve --port "$public_port" --data "$work/data" --log-level notice \
-    --rate-limit all=off --max-connections-per-address 1048576 "${flags[@]}" > "$work/server.log" 2>&1 &
-  server_pid=$!
-  base="$public"
-  for _ in $(seq 1 300); do
-    curl -sf "$base/healthz" > /dev/null && return 0
-    sleep 0.1
-  done
-  cat "$work/server.log"
-  exit 1
+  if [ "$1" = on ]; then
+    SERVER_PORT=$public_port start_server --public-url "$public" --allow-private-peers
+  else
+    SERVER_PORT=$public_port start_server
+  fi
 }
 
 echo "== seeding"

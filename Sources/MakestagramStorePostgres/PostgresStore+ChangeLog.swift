@@ -95,13 +95,7 @@ extension PostgresStore {
 
     public func applyActivity(_ writes: [ActivityWrite], consumer: String, batch: ChangeBatch) async throws -> Bool {
         try await write { [logger] connection, changes in
-            let moved = try await connection.query(
-                """
-                UPDATE change_consumers SET position = \(batch.to)
-                WHERE name = \(consumer) AND position = \(batch.from) RETURNING 1
-                """, logger: logger
-            ).collect()
-            guard !moved.isEmpty else { return false }
+            guard try await Self.moveConsumer(connection, consumer, over: batch, logger: logger) else { return false }
             var touched = Set<Int64>()
             for step in ActivityWrite.coalesced(writes) {
                 switch step {
@@ -122,6 +116,21 @@ extension PostgresStore {
             }
             return true
         }
+    }
+
+    /// Moves durable consumer `consumer` from `batch.from` to `batch.to` in the current transaction; false when it no
+    /// longer stands at `batch.from` (another instance applied the batch first).
+    static func moveConsumer(
+        _ connection: PostgresConnection, _ consumer: String, over batch: ChangeBatch, logger: Logger
+    )
+        async throws -> Bool
+    {
+        try await !connection.query(
+            """
+            UPDATE change_consumers SET position = \(batch.to)
+            WHERE name = \(consumer) AND position = \(batch.from) RETURNING 1
+            """, logger: logger
+        ).collect().isEmpty
     }
 
     /// Withdraws the entries of `remove` and adds `add` (distinct sources) in two statements, in the current

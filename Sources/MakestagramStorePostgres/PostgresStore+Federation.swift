@@ -101,37 +101,28 @@ extension PostgresStore {
 
     public func remoteActor(uri: String) async throws -> RemoteActor? {
         try await read { [logger] connection in
-            try await Self.remoteActors(
-                connection,
-                """
-                SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
-                  r.profile_url, r.icon_url
-                FROM remote_actors r JOIN users u ON u.id = r.user_id
-                WHERE r.uri = \(uri) AND u.status = 'active'
-                """, logger: logger
-            ).first
+            try await Self.remoteActors(connection, uri: uri, user: nil, logger: logger).first
         }
     }
 
     public func remoteActor(user: Int64) async throws -> RemoteActor? {
         try await read { [logger] connection in
-            try await Self.remoteActors(
-                connection,
-                """
-                SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
-                  r.profile_url, r.icon_url
-                FROM remote_actors r JOIN users u ON u.id = r.user_id
-                WHERE r.user_id = \(user) AND u.status = 'active'
-                """, logger: logger
-            ).first
+            try await Self.remoteActors(connection, uri: nil, user: user, logger: logger).first
         }
     }
 
-    private static func remoteActors(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger)
-        async throws
-        -> [RemoteActor]
+    /// The active remote people whose id is `uri`, or whose user is `user`.
+    private static func remoteActors(_ connection: PostgresConnection, uri: String?, user: Int64?, logger: Logger)
+        async throws -> [RemoteActor]
     {
-        try await connection.query(query, logger: logger).collect().map { row in
+        try await connection.query(
+            """
+            SELECT r.user_id, u.username, r.uri, r.inbox, r.shared_inbox, r.key_id, r.public_key_pem,
+              r.profile_url, r.icon_url
+            FROM remote_actors r JOIN users u ON u.id = r.user_id
+            WHERE (r.uri = \(uri) OR r.user_id = \(user)) AND u.status = 'active'
+            """, logger: logger
+        ).collect().map { row in
             let (id, name, uri, inbox, shared, keyID, pem, url, icon) = try row.decode(
                 (Int64, String, String, String, String?, String, String, String?, String?).self)
             return RemoteActor(
@@ -273,13 +264,7 @@ extension PostgresStore {
         -> Bool
     {
         try await write { [logger] connection, _ in
-            let moved = try await connection.query(
-                """
-                UPDATE change_consumers SET position = \(batch.to)
-                WHERE name = \(consumer) AND position = \(batch.from) RETURNING 1
-                """, logger: logger
-            ).collect()
-            guard !moved.isEmpty else { return false }
+            guard try await Self.moveConsumer(connection, consumer, over: batch, logger: logger) else { return false }
             guard !deliveries.isEmpty else { return true }
             let now = Date().timeIntervalSince1970
             try await connection.query(

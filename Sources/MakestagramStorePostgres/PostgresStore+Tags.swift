@@ -22,17 +22,7 @@ extension PostgresStore {
             let ids = try await PostRows.page(
                 connection, sql, key: "post_id", descending: true, page: page, logger: logger
             ) { row in try row.decode((Int64, Int64).self).0 }
-            guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
-            let posts = Dictionary(
-                try await PostRows.posts(
-                    connection, ids: ids.items, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
-                    logger: logger
-                ).map {
-                    ($0.id, $0)
-                },
-                uniquingKeysWith: { first, _ in first })
-            return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
+            return try await self.posts(connection, page: ids, viewer: viewer, logger: logger)
         }
     }
 
@@ -44,15 +34,22 @@ extension PostgresStore {
             let ids = try await PostRows.page(
                 connection, sql, key: "p.id", descending: true, page: page, logger: logger
             ) { row in try row.decode((Int64, Int64).self).0 }
-            guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
-            let posts = Dictionary(
-                try await PostRows.posts(
-                    connection, ids: ids.items, viewer: viewer,
-                    hiding: try await self.hiddenNames(connection, for: viewer), signing: self.mediaSigning,
-                    logger: logger
-                ).map { ($0.id, $0) },
-                uniquingKeysWith: { first, _ in first })
-            return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
+            return try await self.posts(connection, page: ids, viewer: viewer, logger: logger)
         }
+    }
+
+    /// The posts of a page of IDs, as `viewer` sees them, in the page's order (those the viewer may not see left
+    /// out).
+    private func posts(_ connection: PostgresConnection, page ids: PageResult<Int64>, viewer: Int64, logger: Logger)
+        async throws -> PageResult<Post>
+    {
+        guard !ids.items.isEmpty else { return PageResult(items: [], nextKey: nil) }
+        let posts = Dictionary(
+            try await PostRows.posts(
+                connection, ids: ids.items, viewer: viewer, hiding: try await hiddenNames(connection, for: viewer),
+                signing: mediaSigning, logger: logger
+            ).map { ($0.id, $0) },
+            uniquingKeysWith: { first, _ in first })
+        return PageResult(items: ids.items.compactMap { posts[$0] }, nextKey: ids.nextKey)
     }
 }

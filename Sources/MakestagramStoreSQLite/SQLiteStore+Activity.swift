@@ -109,13 +109,7 @@ extension SQLiteStore {
 
     public func applyActivity(_ writes: [ActivityWrite], consumer: String, batch: ChangeBatch) async throws -> Bool {
         try await write { db in
-            guard let from = Int64(batch.from), let to = Int64(batch.to) else {
-                throw StoreError.database("a change position of another store")
-            }
-            try db.execute(
-                sql: "UPDATE change_consumers SET position = ? WHERE name = ? AND position = ?",
-                arguments: [to, consumer, from])
-            guard db.changesCount == 1 else { return false }
+            guard try Self.moveConsumer(db, consumer, over: batch) else { return false }
             var touched = Set<Int64>()
             for write in writes { touched.formUnion(try Self.apply(write, db)) }
             for user in touched.sorted() {
@@ -125,12 +119,28 @@ extension SQLiteStore {
                 else { continue }
                 try publishOnCommit(db, .activityChanged(user: user, unreadCount: unread))
             }
-            // What every consumer has read goes (only the activity consumer reads this log yet).
-            try db.execute(
-                sql: "DELETE FROM changes WHERE seq <= (SELECT min(position) FROM change_consumers) AND seq <= ?",
-                arguments: [to])
+            try Self.pruneChanges(db, upTo: batch)
             return true
         }
+    }
+
+    /// Moves durable consumer `consumer` from `batch.from` to `batch.to` in the current transaction; false when it no
+    /// longer stands at `batch.from` (another instance applied the batch first).
+    static func moveConsumer(_ db: Database, _ consumer: String, over batch: ChangeBatch) throws -> Bool {
+        guard let from = Int64(batch.from), let to = Int64(batch.to) else {
+            throw StoreError.database("a change position of another store")
+        }
+        try db.execute(
+            sql: "UPDATE change_consumers SET position = ? WHERE name = ? AND position = ?",
+            arguments: [to, consumer, from])
+        return db.changesCount == 1
+    }
+
+    /// Removes what every durable consumer has read, up to the end of `batch`.
+    static func pruneChanges(_ db: Database, upTo batch: ChangeBatch) throws {
+        try db.execute(
+            sql: "DELETE FROM changes WHERE seq <= (SELECT min(position) FROM change_consumers) AND seq <= ?",
+            arguments: [Int64(batch.to) ?? 0])
     }
 
     /// Applies one activity write in the current transaction; answers the users whose activity it changed.

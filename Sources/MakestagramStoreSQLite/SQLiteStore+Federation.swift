@@ -221,13 +221,7 @@ extension SQLiteStore {
         -> Bool
     {
         try await write { db in
-            guard let from = Int64(batch.from), let to = Int64(batch.to) else {
-                throw StoreError.database("a change position of another store")
-            }
-            try db.execute(
-                sql: "UPDATE change_consumers SET position = ? WHERE name = ? AND position = ?",
-                arguments: [to, consumer, from])
-            guard db.changesCount == 1 else { return false }
+            guard try Self.moveConsumer(db, consumer, over: batch) else { return false }
             let now = Self.now
             for delivery in deliveries {
                 try db.cachedStatement(
@@ -237,9 +231,7 @@ extension SQLiteStore {
                         """
                 ).execute(arguments: [delivery.activityID, delivery.inbox, delivery.sender, delivery.body, now, now])
             }
-            try db.execute(
-                sql: "DELETE FROM changes WHERE seq <= (SELECT min(position) FROM change_consumers) AND seq <= ?",
-                arguments: [to])
+            try Self.pruneChanges(db, upTo: batch)
             return true
         }
     }

@@ -3,29 +3,11 @@ sees her album with its alt texts in her home feed (the photos served by mk-b), 
 alice's edit and deletion; every count exact on both servers."""
 import pathlib
 
-import pytest
 import requests
 
-from federation_support import FederatedServer, HostNames, eventually, free_loopback_address
+from federation_support import FederatedServer, eventually
 
 PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
-
-
-@pytest.fixture(scope="module")
-def pair():
-    names = HostNames()
-    servers = []
-    try:
-        a, b = free_loopback_address(), free_loopback_address()
-        names.add("mk-a.test", a)
-        names.add("mk-b.test", b)
-        servers.append(FederatedServer("mk-a.test", a))
-        servers.append(FederatedServer("mk-b.test", b))
-        yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        names.remove()
 
 
 def upload(server: FederatedServer, who: dict, name: str, alt: str | None) -> int:

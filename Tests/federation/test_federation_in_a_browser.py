@@ -3,32 +3,14 @@ button says Requested until mk-a accepts), and her post arrives in bea's feed wi
 import pathlib
 import sys
 
-import pytest
 import requests
 
-from federation_support import FederatedServer, HostNames, eventually, free_loopback_address
+from federation_support import eventually
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "browser"))
 from browser_support import Browser, Person  # noqa: E402
 
 PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
-
-
-@pytest.fixture
-def pair():
-    names = HostNames()
-    servers = []
-    try:
-        a, b = free_loopback_address(), free_loopback_address()
-        names.add("mk-a.test", a)
-        names.add("mk-b.test", b)
-        servers.append(FederatedServer("mk-a.test", a))
-        servers.append(FederatedServer("mk-b.test", b))
-        yield servers
-    finally:
-        for server in servers:
-            server.stop()
-        names.remove()
 
 
 def test_following_someone_on_another_server_from_the_web_client(pair):

@@ -47,38 +47,10 @@ package final class ActivityConsumer<S: ChangeLogStore & MaintenanceStoring>: Se
     }
 
     package func run() async throws {
-        // Shutting down ends the stream of rings `follow` waits on, and cuts short the waits here.
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                let ran = try await store.runAlone(Self.name) { try await self.follow() }
-                if !ran { try await pause(pollInterval * 5) }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("deriving activity failed; trying again", metadata: ["error": "\(error)"])
-                try? await pause(pollInterval)
-            }
-        }
-    }
-
-    /// Waits, cut short by shutdown.
-    private func pause(_ duration: Duration) async throws {
-        _ = try await cancelOnGracefulShutdown { try await Task.sleep(for: duration) }
-    }
-
-    /// Applies what the log holds, then waits for more (a ring, or the poll interval), until shutdown.
-    private func follow() async throws {
-        let ticker = Task { [bell, pollInterval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                bell.ring()
-            }
-        }
-        defer { ticker.cancel() }
-        try await catchUp()
-        for await _ in bell.rings.cancelOnGracefulShutdown() {
-            try await catchUp()
-        }
+        try await ChangeLogFollower(
+            name: Self.name, bell: bell, pollInterval: pollInterval, logger: logger,
+            failure: "deriving activity failed"
+        ).run(store: store) { try await self.catchUp() }
     }
 
     /// Applies every change the log holds for it now.

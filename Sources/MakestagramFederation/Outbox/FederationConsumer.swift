@@ -25,35 +25,12 @@ final class FederationConsumer<S: Store>: Service {
     }
 
     func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await federation.store.joinChangeLog(consumer: Self.name)
-                let ran = try await federation.store.runAlone(Self.name) { try await self.follow() }
-                if !ran { try await pause(pollInterval * 5) }
-            } catch is CancellationError {
-                return
-            } catch {
-                logger.warning("queueing deliveries failed; trying again", metadata: ["error": "\(error)"])
-                try? await pause(pollInterval)
-            }
-        }
-    }
-
-    private func pause(_ duration: Duration) async throws {
-        _ = try await cancelOnGracefulShutdown { try await Task.sleep(for: duration) }
-    }
-
-    private func follow() async throws {
-        let ticker = Task { [bell, pollInterval] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                bell.ring()
-            }
-        }
-        defer { ticker.cancel() }
-        try await catchUp()
-        for await _ in bell.rings.cancelOnGracefulShutdown() {
-            try await catchUp()
+        let store = federation.store
+        try await ChangeLogFollower(
+            name: Self.name, bell: bell, pollInterval: pollInterval, logger: logger,
+            failure: "queueing deliveries failed"
+        ).run(store: store, prepare: { try await store.joinChangeLog(consumer: Self.name) }) {
+            try await self.catchUp()
         }
     }
 

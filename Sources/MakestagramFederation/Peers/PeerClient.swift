@@ -50,62 +50,36 @@ public final class PeerClient: Sendable {
     }
 
     /// Fetches the ActivityStreams document at `url`, signed by `signer`.
-    public func fetchDocument(_ url: URL, signer: Signer) async throws -> [String: Any] {
+    public func fetchDocument(_ url: URL, signer: @escaping Signer) async throws -> [String: Any] {
+        try Self.object(
+            await get(
+                url,
+                accept:
+                    "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"",
+                maxBytes: maxDocumentBytes, signer: signer))
+    }
+
+    /// Fetches a JSON document that is not ActivityStreams (WebFinger), unsigned.
+    public func fetchJSON(_ url: URL) async throws -> [String: Any] {
+        try Self.object(
+            await get(url, accept: "application/jrd+json, application/json", maxBytes: maxDocumentBytes, signer: nil))
+    }
+
+    /// Fetches a photo at `url`: at most `maxBytes`, unsigned (media is public where it is served).
+    public func fetchMedia(_ url: URL, maxBytes: Int) async throws -> Data {
+        try await get(url, accept: "image/*", maxBytes: maxBytes, signer: nil)
+    }
+
+    /// GETs `url` (signed by `signer`, if given), following at most three redirects, each checked as the first
+    /// address was; answers at most `maxBytes` of a 200's body.
+    private func get(_ url: URL, accept: String, maxBytes: Int, signer: Signer?) async throws -> Data {
         var url = url
         for _ in 0...3 {
             try check(url)
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = .GET
-            request.headers.add(
-                name: "Accept",
-                value:
-                    "application/activity+json, application/ld+json; profile=\"https://www.w3.org/ns/activitystreams\"")
-            try await sign(&request, url: url, body: nil, signer: signer)
-            let response = try await client.execute(request, timeout: timeout)
-            if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
-                let next = URL(string: location, relativeTo: url)?.absoluteURL
-            {
-                url = next
-                continue
-            }
-            guard response.status == .ok else { throw Failure.status(Int(response.status.code)) }
-            let body: ByteBuffer
-            do {
-                body = try await response.body.collect(upTo: maxDocumentBytes)
-            } catch is NIOTooManyBytesError {
-                throw Failure.tooLarge
-            }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            else {
-                throw Failure.notJSON
-            }
-            return object
-        }
-        throw Failure.tooManyRedirects
-    }
-
-    /// Fetches a JSON document that is not ActivityStreams (WebFinger), unsigned.
-    public func fetchJSON(_ url: URL) async throws -> [String: Any] {
-        try check(url)
-        var request = HTTPClientRequest(url: url.absoluteString)
-        request.headers.add(name: "Accept", value: "application/jrd+json, application/json")
-        let response = try await client.execute(request, timeout: timeout)
-        guard response.status == .ok else { throw Failure.status(Int(response.status.code)) }
-        let body = try await response.body.collect(upTo: maxDocumentBytes)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-        else {
-            throw Failure.notJSON
-        }
-        return object
-    }
-
-    /// Fetches a photo at `url`: at most `maxBytes`, an image type, unsigned (media is public where it is served).
-    public func fetchMedia(_ url: URL, maxBytes: Int) async throws -> Data {
-        var url = url
-        for _ in 0...3 {
-            try check(url)
-            var request = HTTPClientRequest(url: url.absoluteString)
-            request.headers.add(name: "Accept", value: "image/*")
+            request.headers.add(name: "Accept", value: accept)
+            if let signer { try await sign(&request, url: url, body: nil, signer: signer) }
             let response = try await client.execute(request, timeout: timeout)
             if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
                 let next = URL(string: location, relativeTo: url)?.absoluteURL
@@ -124,6 +98,13 @@ public final class PeerClient: Sendable {
             }
         }
         throw Failure.tooManyRedirects
+    }
+
+    private static func object(_ data: Data) throws -> [String: Any] {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw Failure.notJSON
+        }
+        return object
     }
 
     /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
