@@ -31,8 +31,11 @@ AS_CONTEXT = ["https://www.w3.org/ns/activitystreams", "https://w3id.org/securit
 
 
 class Peer:
-    def __init__(self, name: str):
+    def __init__(self, name: str, stall: bool = False):
         self.name = name
+        self.stall = stall
+        # Deliveries taken and not answered yet (a stalling server's).
+        self.open = 0
         self.base = f"http://{name}"
         self.people: dict[str, dict] = {}
         self.received: list[dict] = []
@@ -101,6 +104,15 @@ class Peer:
 
     async def inbox(self, request: web.Request) -> web.Response:
         body = await request.read()
+        if self.stall:
+            # A server that takes deliveries and never answers; the sender gives up and closes.
+            self.open += 1
+            try:
+                while request.transport is not None and not request.transport.is_closing():
+                    await asyncio.sleep(0.05)
+            finally:
+                self.open -= 1
+            return web.Response(status=202)
 
         async def read_body():
             return body
@@ -157,7 +169,7 @@ class Peer:
             return web.json_response({"status": response.status, "body": text})
 
     async def control_received(self, request: web.Request) -> web.Response:
-        return web.json_response({"received": self.received, "refused": self.refused})
+        return web.json_response({"received": self.received, "refused": self.refused, "open": self.open})
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=1 << 20)
@@ -185,9 +197,10 @@ def main():
     parser.add_argument("--host", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--name", required=True)
+    parser.add_argument("--stall", action="store_true", help="never answer at the inboxes")
     arguments = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    web.run_app(Peer(arguments.name).app(), host=arguments.host, port=arguments.port,
+    web.run_app(Peer(arguments.name, stall=arguments.stall).app(), host=arguments.host, port=arguments.port,
                 print=lambda text: print(text, flush=True))
 
 

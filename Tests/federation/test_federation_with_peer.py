@@ -327,3 +327,38 @@ def test_the_command_line_follows_someone_on_the_peer_by_handle(world, tmp_path)
     follows = eventually(lambda: [item for item in peer.received()["received"][start:]
                                   if item["activity"]["type"] == "Follow"])
     assert follows and follows[0]["activity"]["actor"] == "http://mk-a.test/users/cli_user"
+
+
+def test_a_server_that_never_answers_does_not_hold_up_deliveries_to_the_others(world):
+    mk, peer, alice = world["mk"], world["peer"], world["alice"]
+    # Bob follows alice (again, if an earlier test made him: it changes nothing).
+    follow = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/bob",
+              "object": "http://mk-a.test/users/alice"}
+    assert peer.send("bob", "http://mk-a.test/users/alice/inbox", follow)["status"] == 202
+    names = HostNames()
+    stalled = None
+    try:
+        address = free_loopback_address()
+        names.add("stall.test", address)
+        stalled = Peer("stall.test", address, stall=True)
+        stalled.person("sam", "Sam Stalled")
+        mk.sign_up("stan")
+        follow = {"id": "http://stall.test/activities/follow/1", "type": "Follow",
+                  "actor": "http://stall.test/users/sam", "object": "http://mk-a.test/users/stan"}
+        # Sam follows stan; the Accept goes to a server that takes deliveries and never answers.
+        assert stalled.send("sam", "http://mk-a.test/users/stan/inbox", follow)["status"] == 202
+        assert eventually(lambda: stalled.received()["open"] >= 1), "the Accept is being delivered"
+        start = len(peer.received()["received"])
+        with open(PHOTOS / "rocket.jpg", "rb") as photo:
+            answer = requests.post(mk.base + "/api/v1/posts", headers=alice, files={"image": photo},
+                                   data={"caption": "Still on time"}, timeout=60)
+        assert answer.status_code == 201, answer.text
+        # Alice's post goes to peer.test only (bob follows her; sam does not). peer.test has it while the Accept to
+        # stall.test still waits for an answer: the stalled server held one slot, not the queue.
+        arrived = eventually(lambda: [item for item in peer.received()["received"][start:]
+                                      if item["activity"]["type"] == "Create"], timeout=30)
+        assert arrived and stalled.received()["open"] >= 1
+    finally:
+        if stalled:
+            stalled.stop()
+        names.remove()

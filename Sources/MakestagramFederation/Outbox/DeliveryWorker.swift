@@ -52,7 +52,7 @@ final class DeliveryWorker<S: Store>: Service {
         var lastPurge = Date.distantPast
         for await _ in rings.cancelOnGracefulShutdown() {
             do {
-                while try await sendDue() {}
+                try await sendDue()
                 if Date().timeIntervalSince(lastPurge) > 3600 {
                     lastPurge = Date()
                     try await federation.store.purgeDeliveries(finishedBefore: Date().addingTimeInterval(-7 * 86400))
@@ -63,30 +63,71 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
-    /// Sends one round of due deliveries, and records their outcomes in one write; false when none were due.
-    func sendDue() async throws -> Bool {
-        let due = try await federation.store.claimDeliveries(limit: concurrency, lease: lease)
-        guard !due.isEmpty else { return false }
-        // Each sender is read once per round.
+    /// Sends every due delivery, up to ``concurrency`` at once, until none is due. Slots are refilled as deliveries
+    /// end (once a quarter of them is free, so that taking more is one write per several deliveries), so that a server
+    /// that answers slowly holds one slot until its time limit, not the deliveries to every other server; outcomes
+    /// are recorded a few at a time, in one write each.
+    func sendDue() async throws {
+        let store = federation.store
         var senders: [Int64: UserSummary] = [:]
-        for id in Set(due.compactMap(\.delivery.sender)) {
-            if let profile = try await federation.store.profile(id: id, viewer: id) { senders[id] = profile.summary }
-        }
-        let known = senders
-        let outcomes = await withTaskGroup(of: (id: Int64, outcome: DeliveryOutcome).self) { group in
-            for queued in due {
-                group.addTask { (queued.id, await self.send(queued, senders: known)) }
+        // A child answers a delivery's outcome, or nil: a tick, after which the queue is looked at again, so that
+        // deliveries queued while a slow server holds a slot do not wait for it.
+        try await withThrowingTaskGroup(of: (id: Int64, outcome: DeliveryOutcome)?.self) { group in
+            var inFlight = 0
+            var ticking = false
+            var exhausted = false
+            var finished: [(id: Int64, outcome: DeliveryOutcome)] = []
+            func record() async {
+                guard !finished.isEmpty else { return }
+                do {
+                    try await store.finishDeliveries(finished)
+                } catch {
+                    logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
+                }
+                finished = []
             }
-            var outcomes: [(id: Int64, outcome: DeliveryOutcome)] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
+            while true {
+                let free = concurrency - inFlight
+                if !exhausted && (inFlight == 0 || free >= max(1, concurrency / 4)) {
+                    let due = try await store.claimDeliveries(limit: free, lease: lease)
+                    exhausted = due.count < free
+                    // Each sender is read once while the worker runs.
+                    for id in Set(due.compactMap(\.delivery.sender)) where senders[id] == nil {
+                        if let profile = try await store.profile(id: id, viewer: id) { senders[id] = profile.summary }
+                    }
+                    let known = senders
+                    for queued in due {
+                        group.addTask { (queued.id, await self.send(queued, senders: known)) }
+                    }
+                    inFlight += due.count
+                }
+                guard inFlight > 0 else {
+                    group.cancelAll()  // a tick still waiting
+                    break
+                }
+                if exhausted && !ticking {
+                    ticking = true
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(1))
+                        return nil
+                    }
+                }
+                guard let next = try await group.next() else { break }
+                guard let result = next else {
+                    ticking = false
+                    exhausted = false
+                    continue
+                }
+                inFlight -= 1
+                finished.append(result)
+                // A delivery ended: more may be due by now (retries coming of age, new deliveries).
+                if inFlight == 0 || finished.count >= max(1, concurrency / 4) {
+                    await record()
+                    exhausted = false
+                }
+            }
+            await record()
         }
-        do {
-            try await federation.store.finishDeliveries(outcomes)
-        } catch {
-            logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
-        }
-        return true
     }
 
     private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> DeliveryOutcome {
