@@ -130,6 +130,9 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     public var recentComments: [Comment]
     /// A number that grows with every change to the post, so that clients can order updates.
     public var version: Int64
+    /// For a post from another server, its page there ("see the original"); nil (absent from the JSON) for a post
+    /// from here. Given where one post is read (its page), not in feeds and grids.
+    public var original: String?
 
     /// The post's first photo: its cover, the one a grid shows.
     public var image: PostImage {
@@ -170,7 +173,7 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
 
     enum CodingKeys: String, CodingKey {
         case id, createdAt, caption, editedAt, author, image, photos, likeCount, likeCountHidden, commentCount,
-            viewerHasLiked, likers, recentComments, version
+            viewerHasLiked, likers, recentComments, version, original
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -189,6 +192,7 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         try container.encode(likers, forKey: .likers)
         try container.encode(recentComments, forKey: .recentComments)
         try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(original, forKey: .original)
     }
 
     /// Decodes a post; one from a server (or an offline cache) older than hidden like counts has them shown.
@@ -209,6 +213,7 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
         likers = try container.decode([String].self, forKey: .likers)
         recentComments = try container.decode([Comment].self, forKey: .recentComments)
         version = try container.decode(Int64.self, forKey: .version)
+        original = try container.decodeIfPresent(String.self, forKey: .original)
     }
 
     /// Whether `viewer` may see the like count: everyone, unless the author hides it; the author always.

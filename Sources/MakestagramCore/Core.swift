@@ -39,6 +39,13 @@ package struct Core<S: Store>: Sendable {
         self.maxUploadBytes = maxUploadBytes
     }
 
+    /// Looks up the people elsewhere that a text by `user` mentions, so that it reaches them; only for people from
+    /// here (a text from elsewhere names whom its own server knows, and is not cause to contact others).
+    package func meetMentioned(in text: String, by user: Int64) async {
+        guard !Mentions.remote(of: text).isEmpty, (try? await store.remoteActor(user: user)) == nil else { return }
+        await remote.meet(mentionedIn: text)
+    }
+
     /// Where photo files live.
     package var media: any MediaStorage { worker.media }
 

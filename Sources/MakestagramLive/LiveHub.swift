@@ -165,7 +165,7 @@ public final class LiveHub: Service {
                         LiveCommentCreated(
                             postId: comment.postId, version: version, comment: comment, commentCount: count)
                     )))
-        case .commentDeleted(let commentID, let postID, let count, let version):
+        case .commentDeleted(let commentID, let postID, let count, let version, _):
             deliver(
                 LiveDelivery(
                     postID: postID, version: version,

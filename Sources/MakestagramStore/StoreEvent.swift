@@ -8,8 +8,8 @@ public enum StoreEvent: Sendable, Equatable {
     case likeChanged(LikeChange)
     /// A comment was added.
     case commentCreated(comment: Comment, commentCount: Int, version: Int64)
-    /// A comment was deleted.
-    case commentDeleted(commentID: Int64, postID: Int64, commentCount: Int, version: Int64)
+    /// A comment was deleted; `author` wrote it.
+    case commentDeleted(commentID: Int64, postID: Int64, commentCount: Int, version: Int64, author: Int64)
     /// A post was created; `audience` is everyone whose home timeline it entered (the author and their followers).
     case postCreated(post: Post, audience: [Int64])
     /// A post's author hid its like count from others (`hidden`) or showed it again; `likeCount` is the count, for
@@ -60,7 +60,7 @@ public enum StoreEvent: Sendable, Equatable {
         switch self {
         case .likeChanged(let change): change.postID
         case .commentCreated(let comment, _, _): comment.postId
-        case .commentDeleted(_, let postID, _, _): postID
+        case .commentDeleted(_, let postID, _, _, _): postID
         case .postCreated(let post, _): post.id
         case .captionEdited(let postID, _, _, _): postID
         case .imageChanged(let postID, _): postID

@@ -191,12 +191,13 @@ extension PostgresStore {
         _ connection: PostgresConnection, id: Int64, postID: Int64, changes: Changes, logger: Logger
     ) async throws -> Bool {
         let deleted = try await connection.query(
-            "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger
+            "DELETE FROM comments WHERE id = \(id) RETURNING author_id", logger: logger
         ).collect()
-        guard !deleted.isEmpty else { return false }
+        guard let author = try deleted.first?.decode(Int64.self) else { return false }
         let state = try await commentState(connection, postID: postID, logger: logger)
         changes.publish(
-            .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version))
+            .commentDeleted(
+                commentID: id, postID: postID, commentCount: state.count, version: state.version, author: author))
         return true
     }
 

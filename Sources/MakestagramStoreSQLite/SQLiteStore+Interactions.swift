@@ -163,12 +163,16 @@ extension SQLiteStore {
 
     /// Deletes a comment inside the current transaction and publishes it.
     func removeComment(_ db: Database, id: Int64, postID: Int64) throws {
-        try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+        guard
+            let author = try Int64.fetchOne(
+                db, sql: "DELETE FROM comments WHERE id = ? RETURNING author_id", arguments: [id])
+        else { return }
         try publishOnCommit(
             db,
             {
                 let state = try Self.commentState(db, postID: postID)
-                return .commentDeleted(commentID: id, postID: postID, commentCount: state.count, version: state.version)
+                return .commentDeleted(
+                    commentID: id, postID: postID, commentCount: state.count, version: state.version, author: author)
             }())
     }
 

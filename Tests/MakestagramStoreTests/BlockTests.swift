@@ -44,7 +44,7 @@ import Testing
             #expect(events.contains(.followChanged(follower: bob, followee: alice, following: false)))
             #expect(
                 events.contains { if case .likeChanged(let c) = $0 { c.postID == mine && !c.liked } else { false } })
-            #expect(events.contains { if case .commentDeleted(_, mine, 1, _) = $0 { true } else { false } })
+            #expect(events.contains { if case .commentDeleted(_, mine, 1, _, _) = $0 { true } else { false } })
             #expect(events.count { if case .blockChanged = $0 { true } else { false } } == 1, "idempotent")
 
             // Counts exact: the follows both ways, bob's like and comment on her post.

@@ -40,7 +40,7 @@ import Testing
             ChangeRecord(
                 .captionEdited(postID: 1, caption: "", editedAt: Date(timeIntervalSince1970: 1e9), version: 2)),
             ChangeRecord(.profileChanged(user: user)),
-            ChangeRecord(.commentDeleted(commentID: 4, postID: 5, commentCount: 0, version: -1)),
+            ChangeRecord(.commentDeleted(commentID: 4, postID: 5, commentCount: 0, version: -1, author: 6)),
             ChangeRecord(.likeCountHiddenChanged(postID: 1, authorID: 2, hidden: true, likeCount: 3, version: 4)),
             ChangeRecord(.postDeleted(postID: 1, version: 2, audience: []), author: 3),
             ChangeRecord(.imageChanged(postID: 1, version: 2)),

@@ -228,7 +228,7 @@ struct SettledSink {
                 case .followChanged(bob, alice, true) = events[0],
                 case .postCreated(_, let audience) = events[1],
                 case .commentCreated(let created, 1, let v1) = events[2],
-                case .commentDeleted(comment.id, post, 0, let v2) = events[3],
+                case .commentDeleted(comment.id, post, 0, let v2, _) = events[3],
                 case .postDeleted(post, let v3, let leftFrom) = events[4],
                 case .sessionEnded(let ended) = events[5], ended == Array(repeating: 3, count: 32)
             else {

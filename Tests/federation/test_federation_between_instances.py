@@ -49,6 +49,9 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
     assert len(arrived) == 1, "once"
     post = arrived[0]
     assert post["caption"] == "Weekend #album"
+    assert "original" not in post, "feeds leave it out"
+    shown = requests.get(f"{b1}/posts/{post['id']}", headers=bea, timeout=10).json()
+    assert shown["original"] == f"http://mk-a.test/p/{original['id']}", "its page on mk-a"
     assert [photo.get("altText") for photo in post["photos"]] == [
         "A cat on a sofa", None, "An astronaut above the Earth"]
     for photo in post["photos"]:
@@ -58,8 +61,8 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
 
     # bea likes and comments on mk-b; alice sees both on mk-a.
     assert requests.put(f"{b1}/posts/{post['id']}/like", headers=bea, timeout=30).status_code == 200
-    comment = requests.post(f"{b1}/posts/{post['id']}/comments", headers=bea, json={"text": "Lovely cat!"},
-                            timeout=30)
+    comment = requests.post(f"{b1}/posts/{post['id']}/comments", headers=bea,
+                            json={"text": "Lovely cat, @alice@mk-a.test!"}, timeout=30)
     assert comment.status_code == 201, comment.text
 
     def on_a():
@@ -67,7 +70,12 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
     assert eventually(lambda: on_a()["likeCount"] == 1 and on_a()["commentCount"] == 1), on_a()
     assert on_a()["likers"] == ["bea@mk-b.test"]
     comments = requests.get(f"{a1}/posts/{original['id']}/comments", headers=alice, timeout=10).json()["items"]
-    assert [(c["author"]["username"], c["text"]) for c in comments] == [("bea@mk-b.test", "Lovely cat!")]
+    assert [(c["author"]["username"], c["text"]) for c in comments] == [("bea@mk-b.test", "Lovely cat, @alice!")]
+    # (On mk-a the handle is alice's own name here.)
+
+    # bea deletes her comment: it goes on mk-a too.
+    assert requests.delete(f"{b1}/comments/{comment.json()['id']}", headers=bea, timeout=30).status_code == 204
+    assert eventually(lambda: on_a()["commentCount"] == 0), on_a()
 
     # An unlike reaches mk-a too.
     assert requests.delete(f"{b1}/posts/{post['id']}/like", headers=bea, timeout=30).status_code == 200

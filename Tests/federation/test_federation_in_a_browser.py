@@ -54,6 +54,13 @@ def test_following_someone_on_another_server_from_the_web_client(pair):
         assert image.get_attribute("src").startswith(mk_b.base + "/media/")
         assert "alice@mk-a.test" in browser.text("main") and "From mk-a" in browser.text("main")
         browser.screenshot("federated-post-in-feed")
+        # Its page here links to the original on mk-a.
+        timeline = requests.get(mk_b.base + "/api/v1/timeline", headers={"Authorization": "Bearer " + bea.token},
+                                timeout=10).json()["items"]
+        browser.open(f"/p/{timeline[0]['id']}")
+        link = browser.wait_for("p.original a")
+        assert link.text == "See the original on mk-a.test"
+        assert link.get_attribute("href").startswith("http://mk-a.test/p/")
         assert browser.console_errors() == []
     finally:
         browser.quit()

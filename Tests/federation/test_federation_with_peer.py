@@ -362,3 +362,50 @@ def test_a_server_that_never_answers_does_not_hold_up_deliveries_to_the_others(w
         if stalled:
             stalled.stop()
         names.remove()
+
+
+def test_a_mention_of_someone_on_the_peer_reaches_them_and_never_a_namesake_here(world):
+    mk, peer = world["mk"], world["peer"]
+    peer.person("dave", "Dave Peer")
+    mina, namesake, carol_here = mk.sign_up("mina"), mk.sign_up("dave"), mk.sign_up("carol")
+    start = len(peer.received()["received"])
+    with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+        answer = requests.post(mk.base + "/api/v1/posts", headers=mina, files={"image": photo},
+                               data={"caption": "Look, @dave@peer.test and @alice"}, timeout=60)
+    assert answer.status_code == 201, answer.text
+    # Nobody on peer.test follows mina: the post goes there because it mentions dave, found by his handle.
+    creates = eventually(lambda: received_of(peer, "Create", start))
+    assert len(creates) == 1, peer.received()
+    note = creates[0]["activity"]["object"]
+    assert "http://peer.test/users/dave" in note["cc"]
+    mentions = {tag["href"]: tag["name"] for tag in note["tag"] if tag["type"] == "Mention"}
+    assert mentions == {"http://peer.test/users/dave": "@dave@peer.test", "http://mk-a.test/users/alice": "@alice"}
+    assert 'href="http://peer.test/@dave"' in note["content"], "linked to his profile page there"
+
+    def activity(headers):
+        return requests.get(mk.base + "/api/v1/activity", headers=headers, timeout=10).json()["items"]
+
+    def mentions_by(headers, name):
+        return [item for item in activity(headers)
+                if item["kind"] == "mention" and item["actors"][0]["username"] == name]
+    # alice hears of her mention; the dave here, once activity has got that far, has not heard of one.
+    assert eventually(lambda: mentions_by(world["alice"], "mina"))
+    assert mentions_by(namesake, "mina") == []
+
+    # A reply from the peer naming carol (on the peer) and mina (here) in HTML, as Mastodon writes them.
+    note_id = f"http://peer.test/notes/{uuid.uuid4()}"
+    reply = {"id": note_id, "type": "Note", "attributedTo": "http://peer.test/users/bob",
+             "inReplyTo": note["id"], "to": ["https://www.w3.org/ns/activitystreams#Public"],
+             "content": '<p><span class="h-card"><a href="http://peer.test/users/carol" class="u-url mention">'
+                        '@<span>carol</span></a></span> and <a href="http://mk-a.test/users/mina" class="mention">'
+                        '@<span>mina</span></a>: and @dave@mk-a.test too</p>'}
+    create = {"id": note_id + "/activity", "type": "Create", "actor": "http://peer.test/users/bob", "object": reply}
+    assert peer.send("bob", "http://mk-a.test/inbox", create)["status"] == 202
+    comments = requests.get(f"{mk.base}/api/v1/posts/{answer.json()['id']}/comments", headers=mina,
+                            timeout=10).json()["items"]
+    assert [c["text"] for c in comments] == ["@carol@peer.test and @mina: and @dave too"]
+
+    # dave here is named by his handle on this server; carol here is not the carol named.
+    assert eventually(lambda: mentions_by(namesake, "bob@peer.test")), activity(namesake)
+    assert eventually(lambda: [item for item in activity(mina) if item["kind"] == "comment"]), activity(mina)
+    assert activity(carol_here) == []

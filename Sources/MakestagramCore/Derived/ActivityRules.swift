@@ -58,7 +58,7 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                 guard let author = authors[comment.postId] else { continue }
                 writes += Self.entries(for: comment, postAuthor: author, users: users, at: change.at).map(
                     ActivityWrite.add)
-            case .commentDeleted(let commentID, _, _, _):
+            case .commentDeleted(let commentID, _, _, _, _):
                 writes.append(.removeComment(commentID))
             case .postCreated(let post, _):
                 writes += Self.mentions(

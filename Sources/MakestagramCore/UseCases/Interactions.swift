@@ -20,6 +20,7 @@ package struct Interactions<S: Store>: Sendable {
     {
         let text = try TextInput.multiline(raw, field: field, length: Limits.commentLength)
         try core.protection.take(.comments, user: user)
+        await core.meetMentioned(in: text, by: user)
         return try await store.addComment(postID: postID, author: user, text: text)
     }
 

@@ -22,6 +22,7 @@ package struct Posting<S: Store>: Sendable {
         let caption =
             try input.caption.map { try TextInput.multiline($0, field: "caption", length: Limits.captionLength) } ?? ""
         let altText = try Self.altText(input.altText)
+        await core.meetMentioned(in: caption, by: user)
         let stored = try await core.worker.store(input.photo, crop: input.crop.processorCrop)
         do {
             return try await store.createPost(
@@ -81,6 +82,7 @@ package struct Posting<S: Store>: Sendable {
             throw UseCaseError.invalidField(field: field, reason: "each photo can be in a post once")
         }
         let caption = try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
+        await core.meetMentioned(in: caption, by: user)
         return try await store.createPost(fromUploads: uploads, userID: user, caption: caption)
     }
 
@@ -102,7 +104,10 @@ package struct Posting<S: Store>: Sendable {
         }
         try core.protection.take(.edits, user: user)
         var post: Post?
-        if let caption { post = try await store.editCaption(postID: postID, viewer: user, caption: caption) }
+        if let caption {
+            await core.meetMentioned(in: caption, by: user)
+            post = try await store.editCaption(postID: postID, viewer: user, caption: caption)
+        }
         if let hideLikeCount {
             post = try await store.setLikeCountHidden(postID: postID, viewer: user, hidden: hideLikeCount)
         }

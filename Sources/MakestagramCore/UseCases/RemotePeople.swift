@@ -28,6 +28,16 @@ package final class RemotePeople: Sendable {
             && !name[name.index(after: at)...].contains("@")
     }
 
+    /// Looks up the people elsewhere `text` mentions (`@bob@example.social`), all at once, so that what mentions
+    /// them reaches them; those who cannot be found stay plain text.
+    package func meet(mentionedIn text: String) async {
+        let handles = Mentions.remote(of: text)
+        guard !handles.isEmpty, directory.withLock({ $0 }) != nil else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for handle in handles { group.addTask { _ = await self.resolve(handle) } }
+        }
+    }
+
     /// The username here of the person `handle` names elsewhere; nil when federation is off or they cannot be found.
     package func resolve(_ handle: String) async -> String? {
         guard let directory = directory.withLock({ $0 }) else { return nil }

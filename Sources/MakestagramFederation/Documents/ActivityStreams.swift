@@ -42,16 +42,27 @@ public enum ActivityStreams {
         }
     }
 
-    /// Plain text as HTML: escaped, hashtags and mentions linked, line breaks kept.
-    static func html(_ text: String, base: String) -> String {
+    /// Plain text as HTML: escaped, hashtags and mentions linked (people elsewhere to the links `elsewhere` gives by
+    /// handle), line breaks kept.
+    static func html(_ text: String, base: String, elsewhere: [String: String] = [:]) -> String {
         guard !text.isEmpty else { return "" }
         var escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
         escaped = escaped.replacing(/(^|[^\w&])#([\p{L}\p{N}_]+)/) { match in
             "\(match.output.1)<a href=\"\(base)/t/\(match.output.2.lowercased())\" class=\"mention hashtag\" rel=\"tag\">#<span>\(match.output.2)</span></a>"
         }
-        escaped = escaped.replacing(/(^|[^\w])@([a-z0-9_.]{3,30})\b/) { match in
+        escaped = escaped.replacing(/(^|[^\w&])@([a-z0-9_.]{3,30})\b(?![@.]?[a-z0-9_])/) { match in
             "\(match.output.1)<span class=\"h-card\"><a href=\"\(base)/users/\(match.output.2)\" class=\"u-url mention\">@<span>\(match.output.2)</span></a></span>"
+        }
+        // People elsewhere (`@bob@example.social`), linked to their profile when known, else left as text; last, so
+        // that their links are not read again.
+        escaped = escaped.replacing(/(^|[^\w@])@([a-z0-9_.]{3,30})@([A-Za-z0-9.\-]+(?::[0-9]+)?)/) { match in
+            let handle = "\(match.output.2)@\(match.output.3.lowercased())"
+            guard let link = elsewhere[handle] else { return "\(match.output.1)@\(handle)" }
+            let href = link.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+                .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            return
+                "\(match.output.1)<span class=\"h-card\"><a href=\"\(href)\" class=\"u-url mention\">@<span>\(match.output.2)</span></a></span>"
         }
         return "<p>" + escaped.replacingOccurrences(of: "\n", with: "<br>") + "</p>"
     }

@@ -145,11 +145,13 @@ extension Federation {
             : try await store.posts(
                 username: profile.username, viewer: 0,
                 page: PageRequest(position: before.map { .after($0) } ?? .start, limit: 20))
-        let posts = result?.items ?? []
+        var items: [JSONObject] = []
+        for post in result?.items ?? [] {
+            items.append(create(note(of: post, mentioning: await mentioned(in: post.caption))))
+        }
         var document: JSONObject = [
             "@context": ActivityStreams.context, "id": "\(outbox)?page=true" + (before.map { "&max_id=\($0)" } ?? ""),
-            "type": "OrderedCollectionPage", "partOf": outbox,
-            "orderedItems": posts.map { create(note(of: $0)) },
+            "type": "OrderedCollectionPage", "partOf": outbox, "orderedItems": items,
         ]
         if let next = result?.nextKey { document["next"] = "\(outbox)?page=true&max_id=\(next)" }
         return document
@@ -160,26 +162,52 @@ extension Federation {
         guard let post = try await store.post(id: id, viewer: 0), !post.author.username.contains("@") else {
             return nil
         }
-        var note = note(of: post)
+        var note = note(of: post, mentioning: await mentioned(in: post.caption))
         note["@context"] = ActivityStreams.context
         return note
     }
 
+    /// The people elsewhere `text` mentions (`@bob@example.social`) whom this server knows, in the order named. A
+    /// handle on this server's own domain is a local mention, not one of these.
+    func mentioned(in text: String) async -> [RemoteActor] {
+        var found: [RemoteActor] = []
+        for handle in Mentions.remote(of: text) where !handle.hasSuffix("@\(options.domain)") {
+            guard let person = try? await store.profile(username: handle, viewer: 0),
+                let actor = try? await store.remoteActor(user: person.id)
+            else { continue }
+            found.append(actor)
+        }
+        return found
+    }
+
+    /// The `Mention` tags of `text`: people here by their actor, and the people elsewhere in `elsewhere`.
+    func mentionTags(of text: String, elsewhere: [RemoteActor]) -> [JSONObject] {
+        Mentions.of(text).map { ["type": "Mention", "name": "@\($0)", "href": actorURI($0)] }
+            + elsewhere.map { ["type": "Mention", "name": "@\($0.username)", "href": $0.uri] }
+    }
+
+    /// `text` as HTML, its mentions of people elsewhere linked to their profiles.
+    func html(_ text: String, elsewhere: [RemoteActor]) -> String {
+        ActivityStreams.html(
+            text, base: options.base,
+            elsewhere: Dictionary(
+                elsewhere.map { ($0.username, $0.profileURL ?? $0.uri) }, uniquingKeysWith: { a, _ in a }))
+    }
+
     /// A post as a `Note`: its caption as HTML with its hashtags and mentions as tags, every photo an `Image` with
-    /// its alt text as `name`.
-    func note(of post: Post) -> JSONObject {
+    /// its alt text as `name`. People elsewhere it mentions (`mentioning`, from ``mentioned(in:)``) are tagged and
+    /// addressed.
+    func note(of post: Post, mentioning elsewhere: [RemoteActor] = []) -> JSONObject {
         let actor = actorURI(post.author.username)
         var tags: [JSONObject] = Hashtags.of(post.caption).map {
             ["type": "Hashtag", "name": "#\($0)", "href": "\(options.base)/t/\($0)"]
         }
-        tags += Mentions.of(post.caption).map {
-            ["type": "Mention", "name": "@\($0)", "href": actorURI($0)]
-        }
+        tags += mentionTags(of: post.caption, elsewhere: elsewhere)
         var note: JSONObject = [
             "id": postURI(post.id), "type": "Note", "attributedTo": actor,
-            "content": ActivityStreams.html(post.caption, base: options.base),
+            "content": html(post.caption, elsewhere: elsewhere),
             "published": ActivityStreams.isoDate(post.createdAt), "url": postURI(post.id),
-            "to": [ActivityStreams.publicAudience], "cc": ["\(actor)/followers"],
+            "to": [ActivityStreams.publicAudience], "cc": ["\(actor)/followers"] + elsewhere.map(\.uri),
             "sensitive": false, "tag": tags,
             "attachment": post.photos.map { photo -> JSONObject in
                 var image: JSONObject = [

@@ -227,7 +227,7 @@ extension Federation {
                 let post = try await store.remotePost(uri: objectID)
             {
                 let caption = Self.clipped(
-                    ActivityStreams.plainText(object["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
+                    text(ofContent: object["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
                 _ = try await core.posting.edit(postID: post, by: actor.userID, caption: caption, hideLikeCount: nil)
             }
         default:
@@ -248,7 +248,7 @@ extension Federation {
             return
         }
         if try await store.inbound(id: noteID) != nil { return }
-        let text = ActivityStreams.plainText(note["content"] as? String ?? "")
+        let text = text(ofContent: note["content"] as? String ?? "")
         let comment = try await core.interactions.comment(on: postID, by: actor.userID, text: text)
         if try await !store.rememberInbound(
             InboundActivity(id: noteID, actor: actor.userID, kind: .comment, object: comment.id))
@@ -284,14 +284,42 @@ extension Federation {
             }
             guard !uploads.isEmpty else { return }
             let caption = Self.clipped(
-                ActivityStreams.plainText(note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
+                text(ofContent: note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
             let post = try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption)
-            if try await !store.linkRemotePost(post.id, uri: id, url: Self.mediaURL(note["url"])) {
+            // Its page there, shown as a link: only a web address.
+            let page = Self.mediaURL(note["url"]).flatMap {
+                ["http", "https"].contains(URL(string: $0)?.scheme) ? $0 : nil
+            }
+            if try await !store.linkRemotePost(post.id, uri: id, url: page) {
                 try await core.posting.delete(postID: post.id, by: actor.userID)
             }
         } catch {
             for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
             throw error
+        }
+    }
+
+    /// A Note's HTML as the text people here read: tags dropped, and each mention as a handle (`@alice` for someone
+    /// on this server, `@bob@host` for someone elsewhere), so that a mention of someone elsewhere never notifies a
+    /// namesake here.
+    func text(ofContent html: String) -> String {
+        let linked = html.replacing(
+            /<a\s[^>]*href="([^"]*)"[^>]*>\s*@(?:<span[^>]*>)?([A-Za-z0-9_.\-]+)(?:@[^<]*)?(?:<\/span>)?\s*<\/a>/
+                .ignoresCase()
+        ) { match in
+            let href = String(match.output.1)
+            let name = match.output.2.lowercased()
+            if isLocal(href) { return "@" + (localUsername(ofActor: href) ?? name) }
+            guard let url = URL(string: href), let host = url.host(percentEncoded: false)?.lowercased() else {
+                return "@\(name)"
+            }
+            return "@\(name)@" + (url.port.map { "\(host):\($0)" } ?? host)
+        }
+        // A handle on this server's own domain names someone here.
+        let domain = options.domain
+        return ActivityStreams.plainText(linked).replacing(/@([a-z0-9_.]{3,30})@([A-Za-z0-9.\-]+(?::[0-9]+)?)/) {
+            match in
+            match.output.2.lowercased() == domain ? "@\(match.output.1)" : String(match.output.0)
         }
     }
 

@@ -14,6 +14,7 @@ extension Federation {
             switch change.event {
             case .likeChanged(let like): posts.append(like.postID)
             case .commentCreated(let comment, _, _): posts.append(comment.postId)
+            case .commentDeleted(_, let postID, _, _, _): posts.append(postID)
             default: break
             }
         }
@@ -23,6 +24,7 @@ extension Federation {
             switch change.event {
             case .likeChanged(let like) where !remote.contains(like.postID): continue
             case .commentCreated(let comment, _, _) where !remote.contains(comment.postId): continue
+            case .commentDeleted(_, let postID, _, _, _) where !remote.contains(postID): continue
             default: deliveries += try await self.deliveries(for: change)
             }
         }
@@ -35,23 +37,28 @@ extension Federation {
         switch change.event {
         case .postCreated(let post, _):
             guard try await store.remoteActor(user: post.author.id) == nil else { return [] }
-            var note = note(of: post)
+            var mentioned = await mentioned(in: post.caption)
             if try await store.profile(id: post.author.id, viewer: post.author.id)?.isPrivate == true {
+                // Followers only: people elsewhere it mentions see it only if they follow.
+                mentioned = []
+                var note = note(of: post)
                 note["to"] = ["\(actorURI(post.author.username))/followers"]
                 note["cc"] = [String]()
+                return try await toFollowers(of: post.author, create(note))
             }
-            return try await toFollowers(of: post.author, create(note))
+            return try await toFollowers(of: post.author, create(note(of: post, mentioning: mentioned)), and: mentioned)
         case .captionEdited(let postID, _, _, let version), .imageChanged(let postID, let version):
             guard let post = try await store.post(id: postID, viewer: 0) ?? nil,
                 try await store.remoteActor(user: post.author.id) == nil
             else { return [] }
-            let note = note(of: post)
+            let mentioned = await mentioned(in: post.caption)
+            let note = note(of: post, mentioning: mentioned)
             let update: JSONObject = [
                 "@context": ActivityStreams.context, "id": "\(postURI(postID))#updates/\(version)", "type": "Update",
                 "actor": actorURI(post.author.username), "to": note["to"] ?? [], "cc": note["cc"] ?? [],
                 "object": note,
             ]
-            return try await toFollowers(of: post.author, update)
+            return try await toFollowers(of: post.author, update, and: mentioned)
         case .postDeleted(let postID, _, let audience):
             guard let authorID = audience.first, try await store.remoteActor(user: authorID) == nil,
                 let author = try await store.profile(id: authorID, viewer: authorID)
@@ -94,14 +101,37 @@ extension Federation {
             // A comment here on a post from elsewhere is a reply there.
             guard let (note, author) = try await remoteTarget(comment.postId, by: comment.author.id) else { return [] }
             let actor = actorURI(comment.author.username)
+            let mentioned = await mentioned(in: comment.text).filter { $0.uri != author.uri }
             let reply: JSONObject = [
                 "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
-                "inReplyTo": note, "content": ActivityStreams.html(comment.text, base: options.base),
+                "inReplyTo": note, "content": html(comment.text, elsewhere: [author] + mentioned),
                 "published": ActivityStreams.isoDate(comment.createdAt),
-                "to": [ActivityStreams.publicAudience], "cc": [author.uri, "\(actor)/followers"],
-                "tag": [["type": "Mention", "href": author.uri, "name": "@\(author.username)"]],
+                "to": [ActivityStreams.publicAudience],
+                "cc": [author.uri, "\(actor)/followers"] + mentioned.map(\.uri),
+                "tag": mentionTags(of: comment.text, elsewhere: [author] + mentioned),
             ]
-            return [delivery(create(reply), to: author.inbox, from: comment.author)]
+            let activity = create(reply)
+            var inboxes = [author.sharedInbox ?? author.inbox]
+            for person in mentioned where !inboxes.contains(person.sharedInbox ?? person.inbox) {
+                inboxes.append(person.sharedInbox ?? person.inbox)
+            }
+            return inboxes.map { delivery(activity, to: $0, from: comment.author) }
+        case .commentDeleted(let commentID, let postID, _, _, let writerID):
+            // A comment here on a post from elsewhere, deleted: its reply there goes too.
+            guard try await store.remotePostURI(of: postID) != nil,
+                let authorID = try await store.postAuthors([postID])[postID],
+                let author = try await store.remoteActor(user: authorID),
+                try await store.remoteActor(user: writerID) == nil,
+                let writer = try await store.profile(id: writerID, viewer: writerID)?.summary
+            else { return [] }
+            let actor = actorURI(writer.username)
+            let delete: JSONObject = [
+                "@context": "https://www.w3.org/ns/activitystreams",
+                "id": "\(options.base)/comments/\(commentID)#delete",
+                "type": "Delete", "actor": actor, "to": [ActivityStreams.publicAudience],
+                "object": ["id": "\(options.base)/comments/\(commentID)", "type": "Tombstone"],
+            ]
+            return [delivery(delete, to: author.sharedInbox ?? author.inbox, from: writer)]
         case .followChanged(let follower, let followee, let following):
             let remoteFollower = try await store.remoteActor(user: follower)
             let remoteFollowee = try await store.remoteActor(user: followee)
@@ -163,9 +193,15 @@ extension Federation {
         return (remote.uri, author)
     }
 
-    /// `activity` from `author`, to the inbox of each server where someone follows them (once per server).
-    func toFollowers(of author: UserSummary, _ activity: JSONObject) async throws -> [OutboundDelivery] {
-        let inboxes = try await store.remoteFollowerInboxes(of: author.id)
+    /// `activity` from `author`, to the inbox of each server where someone follows them, and of each person in
+    /// `mentioned` (once per server).
+    func toFollowers(of author: UserSummary, _ activity: JSONObject, and mentioned: [RemoteActor] = [])
+        async throws -> [OutboundDelivery]
+    {
+        var inboxes = try await store.remoteFollowerInboxes(of: author.id)
+        for person in mentioned where !inboxes.contains(person.sharedInbox ?? person.inbox) {
+            inboxes.append(person.sharedInbox ?? person.inbox)
+        }
         guard !inboxes.isEmpty else { return [] }
         // Written once for every inbox.
         let body = ActivityStreams.data(activity)

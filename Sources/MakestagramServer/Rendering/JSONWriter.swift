@@ -153,6 +153,10 @@ struct JSONWriter {
             raw(",\"editedAt\":")
             date(editedAt)
         }
+        if let original = post.original {
+            raw(",\"original\":")
+            string(original)
+        }
         raw(",\"author\":")
         user(post.author)
         raw(",\"image\":")

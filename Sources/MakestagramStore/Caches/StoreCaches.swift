@@ -87,7 +87,7 @@ package final class StoreCaches: Sendable {
             timelines.likeChanged(change.postID, viewer: change.actor.id, liked: change.liked, version: change.version)
         case .commentCreated(let comment, _, _):
             timelines.postChanged(comment.postId)
-        case .commentDeleted(_, let postID, _, _), .captionEdited(let postID, _, _, _),
+        case .commentDeleted(_, let postID, _, _, _), .captionEdited(let postID, _, _, _),
             .likeCountHiddenChanged(let postID, _, _, _, _):
             timelines.postChanged(postID)
         case .imageChanged(let postID, _):

@@ -18,7 +18,7 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
 
     package var kind: Kind
     package var post: Int64?
-    /// The user who acted: liker, follower, muter, or a deleted post's author.
+    /// The user who acted: liker, follower, muter, or a deleted post's or comment's author.
     package var actor: Int64?
     package var username: String?
     package var displayName: String?
@@ -86,9 +86,10 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             self.comment = comment
             count = commentCount
             self.version = version
-        case .commentDeleted(let commentID, let postID, let commentCount, let version):
+        case .commentDeleted(let commentID, let postID, let commentCount, let version, let author):
             self.init(kind: .commentDeleted)
             self.commentID = commentID
+            actor = author
             post = postID
             count = commentCount
             self.version = version
@@ -200,7 +201,8 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             return .commentCreated(comment: comment, commentCount: count, version: version)
         case .commentDeleted:
             guard let commentID, let post, let count, let version else { return nil }
-            return .commentDeleted(commentID: commentID, postID: post, commentCount: count, version: version)
+            return .commentDeleted(
+                commentID: commentID, postID: post, commentCount: count, version: version, author: actor ?? 0)
         case .postCreated:
             guard let created else { return nil }
             return .postCreated(post: created, audience: audience)

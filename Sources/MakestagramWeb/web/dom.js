@@ -233,8 +233,11 @@ export function confirmDialog(title, message, confirmLabel, { danger = false } =
 
 // MARK: Text people write
 
-/** Web links, @mentions and #hashtags in captions and comments (a mention's name follows the username rules). */
-const RICH = /(https?:\/\/[^\s<>"]+[^\s<>".,;:!?)\]'])|(^|[^\w@])@([a-z0-9_.]{2,29}[a-z0-9_])(?![\w])|(^|[^\w#&])#([\p{L}\p{N}_]{1,100})/gu;
+/**
+ * Web links, @mentions and #hashtags in captions and comments (a mention's name follows the username rules; one
+ * followed by `@host` names someone on another server).
+ */
+const RICH = /(https?:\/\/[^\s<>"]+[^\s<>".,;:!?)\]'])|(^|[^\w@])@([a-z0-9_.]{2,29}[a-z0-9_])(?:@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*(?::\d{1,5})?(?<!\.)))?(?![\w@])|(^|[^\w#&])#([\p{L}\p{N}_]{1,100})/gu;
 
 /**
  * Text a person wrote, with its links, @mentions (to the profile) and #hashtags shown as such; everything else is
@@ -244,14 +247,15 @@ export function richText(text) {
   const parts = [];
   let last = 0;
   for (const match of text.matchAll(RICH)) {
-    const [whole, url, beforeMention, mention, beforeTag, tag] = match;
+    const [whole, url, beforeMention, mention, host, beforeTag, tag] = match;
     const lead = beforeMention ?? beforeTag ?? "";
     const start = match.index + lead.length;
     parts.push(text.slice(last, start));
     if (url) {
       parts.push(h("a.text-link", { href: url, rel: "nofollow noopener noreferrer", target: "_blank" }, url));
     } else if (mention) {
-      parts.push(h("a.mention", { href: `/u/${mention}` }, `@${mention}`));
+      const handle = host ? `${mention}@${host.toLowerCase()}` : mention;
+      parts.push(h("a.mention", { href: `/u/${handle}` }, `@${handle}`));
     } else {
       parts.push(h("a.hashtag", { href: `/t/${encodeURIComponent(tag.toLowerCase())}` }, `#${tag}`));
     }

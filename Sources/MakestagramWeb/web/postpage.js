@@ -70,6 +70,18 @@ export function postView(root, { params, live, navigate }) {
     // The comment list sits inside the card, above its comment box.
     const form = card.element.querySelector(".comment-form");
     form.before(h("h2.visually-hidden", {}, "Comments"), comments, more, status);
+    // A post from another server links to its page there (only a web address is ever a link).
+    const original = /^https?:\/\//.test(post.original ?? "") && new URL(post.original);
+    if (original) {
+      card.element.querySelector(".caption-line")?.after(
+        h(
+          "p.original.muted",
+          {},
+          h("a.text-link", { href: original.href, rel: "nofollow noopener noreferrer", target: "_blank" },
+            `See the original on ${original.host}`),
+        ),
+      );
+    }
     // The page's heading, for screen readers (the card shows the author and caption itself).
     // Close goes back where the reader came from in the app, or to the feed for a link opened on its own.
     const close = h(
