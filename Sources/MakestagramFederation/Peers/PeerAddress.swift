@@ -10,11 +10,29 @@ import Foundation
 /// remote document naming `http://127.0.0.1/…` or a name that resolves into a private network cannot make this server
 /// fetch from or post to it. Tests and closed networks allow private peers (`--allow-private-peers`): then plain
 /// HTTP and every address are allowed.
+///
+/// The check answers the address to connect to, and ``PeerClient`` connects to that address and no other (the name
+/// is not resolved again), so that a name whose DNS answer changes between the check and the connection cannot lead
+/// it into a private network.
 public struct PeerPolicy: Sendable {
     public var allowPrivatePeers: Bool
+    /// Whether only https URLs are reached (unless private peers are allowed).
+    var requiresHTTPS = true
+    /// The addresses a host name resolves to, as bytes (4 for IPv4, 16 for IPv6).
+    var resolver: @Sendable (String) -> [[UInt8]] = { PeerPolicy.resolve($0) }
+    /// Whether an address may be reached (unless private peers are allowed).
+    var permits: @Sendable ([UInt8]) -> Bool = { PeerPolicy.isPublic($0) }
 
     public init(allowPrivatePeers: Bool) {
         self.allowPrivatePeers = allowPrivatePeers
+    }
+
+    /// A policy with its own resolver and idea of which addresses are public, over http too (tests).
+    package init(resolver: @escaping @Sendable (String) -> [[UInt8]], permits: @escaping @Sendable ([UInt8]) -> Bool) {
+        self.allowPrivatePeers = false
+        self.requiresHTTPS = false
+        self.resolver = resolver
+        self.permits = permits
     }
 
     public enum Refusal: Error, Equatable, CustomStringConvertible {
@@ -35,17 +53,33 @@ public struct PeerPolicy: Sendable {
         }
     }
 
-    /// Checks `url` before any connection: its scheme, and every address its host resolves to.
-    public func check(_ url: URL) throws(Refusal) {
+    /// Checks `url` before any connection: its scheme, and every address its host resolves to. Answers the address
+    /// to connect to (one of those checked), or nil when private peers are allowed (any address will do).
+    @discardableResult
+    public func check(_ url: URL) throws(Refusal) -> String? {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else { throw .notHTTP }
-        if allowPrivatePeers { return }
-        guard scheme == "https" else { throw .notHTTPS }
-        guard let host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty, !host.hasSuffix("."),
+        if allowPrivatePeers { return nil }
+        guard scheme == "https" || !requiresHTTPS else { throw .notHTTPS }
+        guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty, !host.hasSuffix("."),
             url.user == nil
         else { throw .badHost }
-        let addresses = Self.resolve(host)
-        guard !addresses.isEmpty else { throw .unresolvable(host) }
-        if addresses.contains(where: { !Self.isPublic($0) }) { throw .privateAddress(host) }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        let addresses = resolver(host)
+        guard let first = addresses.first else { throw .unresolvable(host) }
+        if addresses.contains(where: { !permits($0) }) { throw .privateAddress(host) }
+        guard let text = Self.text(of: first) else { throw .unresolvable(host) }
+        return text
+    }
+
+    /// An address as text (`192.0.2.1`, `2001:db8::1`).
+    static func text(of address: [UInt8]) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let family = address.count == 4 ? AF_INET : AF_INET6
+        let written = address.withUnsafeBytes { bytes in
+            inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(buffer.count))
+        }
+        guard written != nil else { return nil }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The addresses `host` resolves to, as bytes (4 for IPv4, 16 for IPv6).

@@ -2,11 +2,14 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 import _CryptoExtras
 
 /// Talks to other servers: fetches their documents and delivers activities, every request signed for the actor it
 /// is made for (``HTTPSignature``), every URL checked by the ``PeerPolicy`` first (and again on each redirect, at
-/// most three), with a size limit on what is read and a time limit on the whole exchange.
+/// most three), with a size limit on what is read and a time limit on the whole exchange. A request connects to the
+/// address the policy checked, never to what the name resolves to a moment later: one client per host, pinned to
+/// that address (``Pinned``).
 public final class PeerClient: Sendable {
     /// Who signs a request: the key's id and the key.
     public typealias Signer = @Sendable () async throws -> (keyID: String, key: _RSA.Signing.PrivateKey)
@@ -30,7 +33,18 @@ public final class PeerClient: Sendable {
     }
 
     public let policy: PeerPolicy
+    /// For private peers: any address.
     private let client: HTTPClient
+    private let configuration: HTTPClient.Configuration
+    /// Per host: the address checked, and a client that connects only there.
+    private let pinned = Mutex<[String: Pinned]>([:])
+    private struct Pinned {
+        var address: String
+        var client: HTTPClient
+        var used: ContinuousClock.Instant
+    }
+    /// The most hosts with a client of their own; the longest unused is shut down past it.
+    static var maxPinnedHosts: Int { 256 }
     /// The most bytes read of a document.
     public var maxDocumentBytes: Int { 1 << 20 }
     /// How long one exchange may take.
@@ -42,11 +56,50 @@ public final class PeerClient: Sendable {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: timeout))
         configuration.decompression = .disabled
+        self.configuration = configuration
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
     public func shutdown() async throws {
+        let clients = pinned.withLock { pinned in
+            defer { pinned = [:] }
+            return pinned.values.map(\.client)
+        }
+        for client in clients { try? await client.shutdown() }
         try await client.shutdown()
+    }
+
+    /// The client for `url`, after the policy's check: one that connects only to the address checked.
+    private func client(for url: URL) throws -> HTTPClient {
+        let address: String?
+        do {
+            address = try policy.check(url)
+        } catch {
+            throw Failure.refused(error)
+        }
+        guard let address, let host = url.host(percentEncoded: false)?.lowercased() else { return client }
+        let now = ContinuousClock.now
+        var retired: [HTTPClient] = []
+        let chosen = pinned.withLock { pinned -> HTTPClient in
+            if var known = pinned[host], known.address == address {
+                known.used = now
+                pinned[host] = known
+                return known.client
+            }
+            var configuration = self.configuration
+            configuration.dnsOverride = [host: address]
+            let fresh = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+            if let old = pinned.updateValue(Pinned(address: address, client: fresh, used: now), forKey: host) {
+                retired.append(old.client)
+            }
+            if pinned.count > Self.maxPinnedHosts, let oldest = pinned.min(by: { $0.value.used < $1.value.used }) {
+                retired.append(oldest.value.client)
+                pinned[oldest.key] = nil
+            }
+            return fresh
+        }
+        for old in retired { old.shutdown { _ in } }
+        return chosen
     }
 
     /// Fetches the ActivityStreams document at `url`, signed by `signer`.
@@ -75,7 +128,7 @@ public final class PeerClient: Sendable {
     private func get(_ url: URL, accept: String, maxBytes: Int, signer: Signer?) async throws -> Data {
         var url = url
         for _ in 0...3 {
-            try check(url)
+            let client = try client(for: url)
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = .GET
             request.headers.add(name: "Accept", value: accept)
@@ -109,7 +162,7 @@ public final class PeerClient: Sendable {
 
     /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
     public func deliver(_ body: Data, to inbox: URL, signer: Signer) async throws -> Int {
-        try check(inbox)
+        let client = try client(for: inbox)
         var request = HTTPClientRequest(url: inbox.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/activity+json")
@@ -118,14 +171,6 @@ public final class PeerClient: Sendable {
         let response = try await client.execute(request, timeout: timeout)
         _ = try? await response.body.collect(upTo: 64 * 1024)
         return Int(response.status.code)
-    }
-
-    private func check(_ url: URL) throws {
-        do {
-            try policy.check(url)
-        } catch {
-            throw Failure.refused(error)
-        }
     }
 
     private func sign(_ request: inout HTTPClientRequest, url: URL, body: Data?, signer: Signer) async throws {
