@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Synchronization
 import _CryptoExtras
 
@@ -42,6 +43,7 @@ public final class PeerClient: Sendable {
         var address: String
         var client: HTTPClient
         var used: ContinuousClock.Instant
+        var checked: ContinuousClock.Instant
     }
     /// The most hosts with a client of their own; the longest unused is shut down past it.
     static var maxPinnedHosts: Int { 256 }
@@ -69,27 +71,48 @@ public final class PeerClient: Sendable {
         try await client.shutdown()
     }
 
-    /// The client for `url`, after the policy's check: one that connects only to the address checked.
-    private func client(for url: URL) throws -> HTTPClient {
+    /// How long a host's checked address is used before its name is resolved and checked again.
+    static var recheckAfter: Duration { .seconds(60) }
+
+    /// The client for `url`, after the policy's check: one that connects only to the address checked. A host
+    /// checked less than ``recheckAfter`` ago is not resolved again; resolving (which blocks) runs on NIO's thread
+    /// pool, so that a slow name server holds up nobody else.
+    private func client(for url: URL) async throws -> HTTPClient {
+        let now = ContinuousClock.now
+        let scheme = url.scheme?.lowercased()
+        if !policy.allowPrivatePeers, scheme == "https" || (scheme == "http" && !policy.requiresHTTPS), url.user == nil,
+            let host = url.host(percentEncoded: false)?.lowercased(),
+            let recent = pinned.withLock({ pinned -> HTTPClient? in
+                guard var known = pinned[host], now - known.checked < Self.recheckAfter else { return nil }
+                known.used = now
+                pinned[host] = known
+                return known.client
+            })
+        {
+            return recent
+        }
+        let policy = self.policy
         let address: String?
         do {
-            address = try policy.check(url)
-        } catch {
-            throw Failure.refused(error)
+            address = try await NIOThreadPool.singleton.runIfActive { try policy.check(url) }
+        } catch let refusal as PeerPolicy.Refusal {
+            throw Failure.refused(refusal)
         }
         guard let address, let host = url.host(percentEncoded: false)?.lowercased() else { return client }
-        let now = ContinuousClock.now
         var retired: [HTTPClient] = []
         let chosen = pinned.withLock { pinned -> HTTPClient in
             if var known = pinned[host], known.address == address {
                 known.used = now
+                known.checked = now
                 pinned[host] = known
                 return known.client
             }
             var configuration = self.configuration
             configuration.dnsOverride = [host: address]
             let fresh = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            if let old = pinned.updateValue(Pinned(address: address, client: fresh, used: now), forKey: host) {
+            if let old = pinned.updateValue(
+                Pinned(address: address, client: fresh, used: now, checked: now), forKey: host)
+            {
                 retired.append(old.client)
             }
             if pinned.count > Self.maxPinnedHosts, let oldest = pinned.min(by: { $0.value.used < $1.value.used }) {
@@ -128,7 +151,7 @@ public final class PeerClient: Sendable {
     private func get(_ url: URL, accept: String, maxBytes: Int, signer: Signer?) async throws -> Data {
         var url = url
         for _ in 0...3 {
-            let client = try client(for: url)
+            let client = try await client(for: url)
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = .GET
             request.headers.add(name: "Accept", value: accept)
@@ -162,7 +185,7 @@ public final class PeerClient: Sendable {
 
     /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
     public func deliver(_ body: Data, to inbox: URL, signer: Signer) async throws -> Int {
-        let client = try client(for: inbox)
+        let client = try await client(for: inbox)
         var request = HTTPClientRequest(url: inbox.absoluteString)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/activity+json")
