@@ -107,14 +107,14 @@ class FederatedServer:
 class Peer:
     """The bovine peer (peer.py) on `address`:80, known as `http://name`."""
 
-    def __init__(self, name: str, address: str, stall: bool = False):
+    def __init__(self, name: str, address: str, stall: bool = False, failing: bool = False):
         self.name = name
         self.folder = pathlib.Path(tempfile.mkdtemp(prefix="makestagram-peer-"))
         self.log_path = self.folder / "peer.log"
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [sys.executable, str(HERE / "peer.py"), "--host", address, "--port", "80", "--name", name,
-             *(["--stall"] if stall else [])],
+             *(["--stall"] if stall else []), *(["--failing"] if failing else [])],
             stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         wait_for(address, 80, self.process, self.log_path)
         self.base = f"http://{name}"

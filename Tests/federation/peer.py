@@ -31,11 +31,14 @@ AS_CONTEXT = ["https://www.w3.org/ns/activitystreams", "https://w3id.org/securit
 
 
 class Peer:
-    def __init__(self, name: str, stall: bool = False):
+    def __init__(self, name: str, stall: bool = False, failing: bool = False):
         self.name = name
         self.stall = stall
+        self.failing = failing
         # Deliveries taken and not answered yet (a stalling server's).
         self.open = 0
+        # Deliveries answered 503 (a failing server's).
+        self.failed = 0
         self.base = f"http://{name}"
         self.people: dict[str, dict] = {}
         self.received: list[dict] = []
@@ -113,6 +116,10 @@ class Peer:
             finally:
                 self.open -= 1
             return web.Response(status=202)
+        if self.failing:
+            # A server that is down behind its proxy: every delivery answered 503.
+            self.failed += 1
+            return web.Response(status=503)
 
         async def read_body():
             return body
@@ -169,7 +176,8 @@ class Peer:
             return web.json_response({"status": response.status, "body": text})
 
     async def control_received(self, request: web.Request) -> web.Response:
-        return web.json_response({"received": self.received, "refused": self.refused, "open": self.open})
+        return web.json_response({"received": self.received, "refused": self.refused, "open": self.open,
+                                  "failed": self.failed})
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=1 << 20)
@@ -198,9 +206,10 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--name", required=True)
     parser.add_argument("--stall", action="store_true", help="never answer at the inboxes")
+    parser.add_argument("--failing", action="store_true", help="answer 503 at the inboxes")
     arguments = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
-    web.run_app(Peer(arguments.name, stall=arguments.stall).app(), host=arguments.host, port=arguments.port,
+    web.run_app(Peer(arguments.name, stall=arguments.stall, failing=arguments.failing).app(), host=arguments.host, port=arguments.port,
                 print=lambda text: print(text, flush=True))
 
 

@@ -2,6 +2,7 @@
 the peer finds people here, follows, likes, replies and takes each back, every request signed and checked by the other
 side's own code, and whatever a peer sends wrongly signed is refused with nothing kept."""
 import pathlib
+import time
 import uuid
 
 import pytest
@@ -409,3 +410,36 @@ def test_a_mention_of_someone_on_the_peer_reaches_them_and_never_a_namesake_here
     assert eventually(lambda: mentions_by(namesake, "bob@peer.test")), activity(namesake)
     assert eventually(lambda: [item for item in activity(mina) if item["kind"] == "comment"]), activity(mina)
     assert activity(carol_here) == []
+
+
+def test_a_server_that_is_down_gets_one_attempt_not_one_per_delivery(world):
+    mk, peer = world["mk"], world["peer"]
+    names = HostNames()
+    down = None
+    try:
+        address = free_loopback_address()
+        names.add("down.test", address)
+        down = Peer("down.test", address, failing=True)
+        down.person("dot", "Dot Down")
+        tess = mk.sign_up("tess")
+        # dot (down.test) and bob (peer.test) follow tess; the Accept to down.test is answered 503.
+        for actor, who in (("http://down.test/users/dot", down), ("http://peer.test/users/bob", peer)):
+            follow = {"id": actor.replace("/users/", "/follows/") + "/tess", "type": "Follow", "actor": actor,
+                      "object": "http://mk-a.test/users/tess"}
+            assert who.send(actor.rsplit("/", 1)[1], "http://mk-a.test/users/tess/inbox", follow)["status"] == 202
+        assert eventually(lambda: down.received()["failed"] >= 1), "the Accept was tried"
+        start = len(peer.received()["received"])
+        for n in range(4):
+            with open(PHOTOS / "rocket.jpg", "rb") as photo:
+                answer = requests.post(mk.base + "/api/v1/posts", headers=tess, files={"image": photo},
+                                       data={"caption": f"Post {n}"}, timeout=60)
+            assert answer.status_code == 201, answer.text
+        # peer.test has the four posts; down.test, failing, was left alone meanwhile: its deliveries wait for
+        # their server's turn instead of each connecting to it.
+        assert eventually(lambda: len(received_of(peer, "Create", start)) == 4, timeout=20)
+        time.sleep(1)
+        assert down.received()["failed"] == 1
+    finally:
+        if down:
+            down.stop()
+        names.remove()

@@ -3,17 +3,24 @@ import Logging
 import MakestagramAPI
 import MakestagramStore
 import ServiceLifecycle
+import Synchronization
 
 /// Sends queued deliveries, on every instance: takes those whose time has come (a lease keeps other instances off
 /// them while they are sent), sends several at once so that a slow server holds up only its own, and records each
 /// outcome. A failure is tried again with exponential backoff and jitter, for about two days; an answer that cannot
 /// change (400, 401, 403, 404, 410) or an address that may not be reached ends it at once.
+///
+/// A server that fails (no answer, a 5xx, a 429) is left alone for a while, growing as it keeps failing: deliveries
+/// to it meanwhile are put back to that time without a connection, so that a server that is down gets one attempt
+/// now and then, not one per queued delivery. Any success there ends it.
 final class DeliveryWorker<S: Store>: Service {
     let federation: Federation<S>
     /// How many deliveries are sent at once.
     let concurrency: Int
     /// How long a taken delivery is kept from others: longer than one attempt can take.
     let lease: Duration
+    /// Servers that failed lately (by host and port): how many times in a row, and until when they are left alone.
+    private let resting = Mutex<[String: (failures: Int, until: Date)]>([:])
     private let rings: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
     var logger: Logger { federation.logger }
@@ -130,12 +137,42 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
+    /// The server of `inbox`, as it is left alone: host and port.
+    static func server(of inbox: URL) -> String {
+        let host = inbox.host(percentEncoded: false)?.lowercased() ?? ""
+        return inbox.port.map { "\(host):\($0)" } ?? host
+    }
+
+    /// When the server that `outcome` came from may be tried again, if it is to be left alone now.
+    func noteOutcome(_ outcome: DeliveryOutcome, server: String) {
+        resting.withLock { resting in
+            switch outcome {
+            case .retry(_, let status, _) where status == nil || status! >= 500 || status == 429:
+                let failures = (resting[server]?.failures ?? 0) + 1
+                resting[server] = (failures, Date().addingTimeInterval(Self.backoff(after: failures)))
+            case .delivered, .gaveUp(.some, _):
+                resting[server] = nil
+            default: break
+            }
+        }
+    }
+
     private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> DeliveryOutcome {
         let delivery = queued.delivery
         let outcome: DeliveryOutcome
         do {
             guard let inbox = URL(string: delivery.inbox) else {
                 throw PeerClient.Failure.refused(.badHost)
+            }
+            let server = Self.server(of: inbox)
+            if let until = resting.withLock({ $0[server]?.until }), until > Date() {
+                // Its server is left alone: back to the queue for then, without a connection.
+                logger.debug("delivery put off: its server is failing", metadata: ["inbox": "\(delivery.inbox)"])
+                return queued.attempts >= Self.maxAttempts
+                    ? .gaveUp(status: nil, error: "its server kept failing")
+                    : .retry(
+                        at: until.addingTimeInterval(Double.random(in: 0...5)), status: nil,
+                        error: "its server is failing")
             }
             let sender = delivery.sender.flatMap { senders[$0] }
             if delivery.sender != nil && sender == nil {
@@ -154,6 +191,7 @@ final class DeliveryWorker<S: Store>: Service {
         } catch {
             outcome = Self.outcome(status: nil, error: "\(error)", attempts: queued.attempts)
         }
+        if let inbox = URL(string: delivery.inbox) { noteOutcome(outcome, server: Self.server(of: inbox)) }
         switch outcome {
         case .delivered: break
         case .retry(_, let status, let error), .gaveUp(let status, let error):
