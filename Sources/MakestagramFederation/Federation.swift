@@ -45,10 +45,15 @@ public final class Federation<S: Store>: Sendable {
     let keys: ActorKeys
     let peers: PeerClient
     let logger: Logger
+    /// Remote actors read lately (``RemoteActors``); the store's events must reach it.
+    let remoteActors: RemoteActors
 
-    package init(core: Core<S>, options: FederationOptions, logger: Logger) {
+    package init(
+        core: Core<S>, options: FederationOptions, logger: Logger, remoteActors: RemoteActors = RemoteActors()
+    ) {
         self.core = core
         self.options = options
+        self.remoteActors = remoteActors
         self.keys = ActorKeys(store: core.store)
         self.peers = PeerClient(policy: PeerPolicy(allowPrivatePeers: options.allowPrivatePeers))
         self.logger = logger

@@ -61,7 +61,11 @@ extension Federation {
         -> RemoteActor
     {
         var fetched = false
-        var actor = try await store.remoteActor(uri: uri)
+        var (actor, epoch) = remoteActors.actor(uri: uri)
+        if actor == nil {
+            actor = try await store.remoteActor(uri: uri)
+            if let actor { remoteActors.keep(actor, readAt: epoch) }
+        }
         if actor == nil {
             actor = try await fetchActor(uri)
             fetched = true
@@ -92,6 +96,7 @@ extension Federation {
         }
         let before = try await store.remoteActor(uri: uri)
         let saved = try await store.saveRemoteActor(parsed)
+        remoteActors.forget(uri: uri)
         // Someone the moderators suspended stays so, whatever their server says.
         guard let actor = try await store.remoteActor(uri: saved.uri) else {
             throw InboxRefusal.forbidden("the actor \(uri) is suspended here")

@@ -76,8 +76,10 @@ struct ChangeSinks {
     let bell = ChangeBell()
     /// Wakes federation's consumer of the change log (when federation is on).
     let federationBell = ChangeBell()
+    /// Federation's remote actors in memory, forgotten as changes say.
+    let remoteActors = RemoteActors()
 
-    var sink: FanOutSink { FanOutSink([bus, bell, federationBell]) }
+    var sink: FanOutSink { FanOutSink([bus, bell, federationBell, remoteActors]) }
 }
 
 /// The application over `store`, whose committed changes arrive on `sinks`; `services` run with the server (a
@@ -131,7 +133,7 @@ func buildApplication<S: Store>(
         Federation(
             core: core,
             options: FederationOptions(publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers),
-            logger: logger)
+            logger: logger, remoteActors: sinks.remoteActors)
     }
     if let federation {
         core.remote.use(federation)
