@@ -129,12 +129,14 @@ extension SQLiteStore {
     }
 
     public func rememberInbound(_ activity: InboundActivity) async throws -> Bool {
+        // Cached statements: a remote like or its undo writes one of these each.
         try await write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT OR IGNORE INTO inbound_activities (id, actor_id, kind, object_id, received_at)
                     VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [activity.id, activity.actor, activity.kind.rawValue, activity.object, Self.now])
+                    """
+            ).execute(arguments: [activity.id, activity.actor, activity.kind.rawValue, activity.object, Self.now])
             return db.changesCount > 0
         }
     }
@@ -151,7 +153,7 @@ extension SQLiteStore {
 
     public func forgetInbound(id: String) async throws {
         try await write { db in
-            try db.execute(sql: "DELETE FROM inbound_activities WHERE id = ?", arguments: [id])
+            try db.cachedStatement(sql: "DELETE FROM inbound_activities WHERE id = ?").execute(arguments: [id])
         }
     }
 
