@@ -443,3 +443,38 @@ def test_a_server_that_is_down_gets_one_attempt_not_one_per_delivery(world):
         if down:
             down.stop()
         names.remove()
+
+
+def test_an_account_deleted_on_the_peer_leaves_nothing_here(world):
+    mk, peer, alice, post = world["mk"], world["peer"], world["alice"], world["post"]
+    peer.person("erin", "Erin Peer")
+    erin = "http://peer.test/users/erin"
+
+    def alice_now():
+        profile = requests.get(mk.base + "/api/v1/users/alice", headers=alice, timeout=10).json()
+        shown = requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()
+        return profile["followerCount"], shown["likeCount"], shown["commentCount"]
+    before = alice_now()
+    note_id = f"http://peer.test/notes/{uuid.uuid4()}"
+    for activity in (
+        {"id": activity_id("follow"), "type": "Follow", "actor": erin, "object": "http://mk-a.test/users/alice"},
+        {"id": activity_id("like"), "type": "Like", "actor": erin, "object": f"http://mk-a.test/p/{post['id']}"},
+        {"id": note_id + "/activity", "type": "Create", "actor": erin,
+         "object": {"id": note_id, "type": "Note", "attributedTo": erin, "content": "<p>Bye</p>",
+                    "inReplyTo": f"http://mk-a.test/p/{post['id']}",
+                    "to": ["https://www.w3.org/ns/activitystreams#Public"]}},
+    ):
+        assert peer.send("erin", "http://mk-a.test/inbox", activity)["status"] == 202
+    assert alice_now() == (before[0] + 1, before[1] + 1, before[2] + 1)
+
+    delete = {"id": erin + "#delete", "type": "Delete", "actor": erin, "object": erin,
+              "to": ["https://www.w3.org/ns/activitystreams#Public"]}
+    assert peer.send("erin", "http://mk-a.test/inbox", delete)["status"] == 202
+    assert eventually(lambda: alice_now() == before), alice_now()
+    assert requests.get(mk.base + "/api/v1/users/erin@peer.test", headers=alice, timeout=10).status_code == 404
+
+    # Someone never met here, gone: nothing to do, and said so with a 2xx (their server tells every server it knows).
+    peer.person("finn", "Finn Peer")
+    gone = {"id": "http://peer.test/users/finn#delete", "type": "Delete", "actor": "http://peer.test/users/finn",
+            "object": "http://peer.test/users/finn"}
+    assert peer.send("finn", "http://mk-a.test/inbox", gone)["status"] == 202

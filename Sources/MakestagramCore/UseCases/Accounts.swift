@@ -129,6 +129,13 @@ package struct Accounts<S: Store>: Sendable {
         core.deletion.wake()
     }
 
+    /// Deletes the account of someone elsewhere whose server says it is gone: hidden at once, its likes, comments,
+    /// follows and posts here removed in the background as a deleted account's are (counts stay exact).
+    package func deleteRemoteAccount(user: Int64) async throws {
+        try await store.beginAccountDeletion(userID: user, reserveUsernameUntil: Date())
+        core.deletion.wake()
+    }
+
     /// A new single-use ticket for opening the event stream under the session `tokenHash`, and when it expires.
     package func issueTicket(user: Int64, tokenHash: [UInt8]) async throws -> EventTicket {
         try protection.take(.tickets, user: user)

@@ -45,6 +45,13 @@ extension Federation {
             throw InboxRefusal.bad("the activity names no actor")
         }
         if isLocal(actorURI) { throw InboxRefusal.unauthorized("the actor is on this server") }
+        // A server tells every server it knows that one of its people is gone; of someone never met here there is
+        // nothing to delete (and their document, gone, could not be fetched to check the signature).
+        if activity["type"] as? String == "Delete", Self.id(of: activity["object"]) == actorURI,
+            try await store.remoteActor(uri: actorURI) == nil
+        {
+            return
+        }
         guard ActivityStreams.origin(of: signature.keyID) == actorOrigin else {
             throw InboxRefusal.unauthorized("the key is not on the actor's server")
         }
@@ -211,7 +218,12 @@ extension Federation {
             guard ActivityStreams.origin(of: object) == origin else {
                 throw InboxRefusal.forbidden("Delete of something not on the actor's server")
             }
-            if object == actor.uri { return }  // An account's deletion: not taken from other servers yet.
+            if object == actor.uri {
+                // Their account is gone: so is everything of theirs here.
+                try await core.accounts.deleteRemoteAccount(user: actor.userID)
+                remoteActors.forget(user: actor.userID)
+                return
+            }
             if let post = try await store.remotePost(uri: object) {
                 guard try await store.post(id: post, viewer: actor.userID)?.author.id == actor.userID else {
                     throw InboxRefusal.forbidden("Delete of another actor's post")
