@@ -122,62 +122,27 @@ if [ -n "${PROFILE_FANOUT:-}" ]; then
   perf record -F 999 -g -p "$server_pid" -o "$work/fanout.data" > /dev/null 2>&1 &
   fan_perf_pid=$!
 fi
-fanout=$(python3 - "$base" "$token" "$peer_port" "$server_pid" <<'PY'
-import json, os, sys, time, urllib.request
-base, token, peer_port, pid = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-photo = open("Tests/TestFixtures/photos/chelsea.jpg", "rb").read()
-def cpu():
-    # Every thread's time on a CPU, in nanoseconds (/proc/PID/stat counts in ticks of 10 ms: a tenth of the window).
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            total += int(open(f"/proc/{pid}/task/{task}/schedstat").read().split()[0])
-        except (FileNotFoundError, ProcessLookupError):
-            pass
-    return total / 1e9
-def post(caption):
-    boundary = "benchmarkboundary"
-    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\n{caption}\r\n"
-            f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.jpg\"\r\n"
-            f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
-    request = urllib.request.Request(base + "/api/v1/posts", data=body, method="POST", headers={
-        "Authorization": "Bearer " + token, "Content-Type": f"multipart/form-data; boundary={boundary}"})
-    return json.load(urllib.request.urlopen(request))
-def stats():
-    return json.load(urllib.request.urlopen(f"http://127.0.0.1:{peer_port}/stats"))
-times, copies, cpus = [], [], []
-for round in range(10):
-    urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{peer_port}/reset", method="POST"))
-    time.sleep(1)
-    made = post(f"Fan-out {round}")
-    answered, before = time.time(), cpu()
-    wanted = f"{base}/p/{made['id']}/activity"
-    deadline = answered + 30
-    while time.time() < deadline:
-        got = stats()
-        have = {port for port, items in got.items() if any(item[0] == wanted for item in items)}
-        if len(have) >= 100:
-            break
-        time.sleep(0.005)
-    after = cpu()
-    last = max(max(t for i, t in items if i == wanted) for items in got.values() if any(i == wanted for i, _ in items))
-    times.append(last - answered)
-    copies.append(sorted(sum(1 for i, _ in items if i == wanted) for items in got.values()))
-    cpus.append((after - before) / max(1, len(have)))
-    time.sleep(1)
-times.sort()
-counts = {c for round in copies for c in round}
-print(f"{times[len(times)//2]*1000:.0f} {times[-1]*1000:.0f} {min(len(c) for c in copies)} {min(counts)} {max(counts)} "
-      f"{sorted(cpus)[len(cpus)//2]*1e6:.0f}")
-PY
-)
-read -r fan_p50 fan_max fan_servers fan_min_copies fan_max_copies fan_cpu_us <<< "$fanout"
+fanout=$(python3 Benchmarks/fanout.py deliver "$base" "$token" "$peer_port" "$server_pid")
+read -r fan_p50 fan_max fan_servers fan_min_copies fan_max_copies fan_windows fan_cpus <<< "$fanout"
 if [ -n "${PROFILE_FANOUT:-}" ]; then
   kill -INT "$fan_perf_pid"; wait "$fan_perf_pid" || true
   perf report -i "$work/fanout.data" --children --sort symbol --stdio -g none 2>/dev/null | swift demangle --simplified \
     > "$PROFILE_FANOUT" || true
 fi
 stop_server
+# The same posts with federation off, each measured over the same window: what the post costs without deliveries
+# (its caches, live updates and activity), to tell federation's own CPU per delivery from it.
+start_federated off
+quiet_cpus=$(python3 Benchmarks/fanout.py quiet "$base" "$token" "$server_pid" "$fan_windows")
+stop_server
+read -r fan_cpu_us quiet_cpu_us net_cpu_us <<< "$(python3 - "$fan_cpus" "$quiet_cpus" <<'PY'
+import statistics, sys
+on = [float(c) for c in sys.argv[1].split(",")]
+off = [float(c) for c in sys.argv[2].split(",")]
+print(f"{statistics.median(on) / 100:.0f} {statistics.median(off) / 100:.0f} "
+      f"{(statistics.median(on) - statistics.median(off)) / 100:.0f}")
+PY
+)"
 read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
 speed=$(openssl speed -seconds 3 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $6, $7}')
 read -r sign_rate verify_rate <<< "$speed"
@@ -207,8 +172,11 @@ of 100 members. RSA-2048 on this machine (openssl speed, one core): $sign_rate s
 
 Fan-out of one post (10 posts, one at a time) to 10,000 remote followers on 100 servers: every one of the 100 servers
 had it $fan_p50 ms after the post's answer (median; slowest of 10: $fan_max ms); servers reached per post: at least
-$fan_servers; copies per server: $fan_min_copies to $fan_max_copies. Server CPU per delivery (median of 10):
-$fan_cpu_us µs, beside one RSA-2048 signature: $sign_us µs ($(ratio "$fan_cpu_us" "$sign_us") of it).
+$fan_servers; copies per server: $fan_min_copies to $fan_max_copies. Server CPU per delivery (median of 10 windows,
+from the answer until every server has the post, divided by 100): $fan_cpu_us µs, beside one RSA-2048 signature:
+$sign_us µs ($(ratio "$fan_cpu_us" "$sign_us") of it). The same posts with federation off, over the same windows:
+$quiet_cpu_us µs per hundredth; federation's own CPU per delivery, the difference: $net_cpu_us µs
+($(ratio "$net_cpu_us" "$sign_us") of a signature).
 
 Runs, in order (req/s): $runs.
 

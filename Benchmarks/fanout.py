@@ -1,0 +1,105 @@
+"""Fan-out of one post to 100 loopback servers (federation.sh): 10 posts by bench1, one at a time.
+
+  fanout.py deliver BASE TOKEN PEER_PORT PID
+      posts, and waits after each answer until every server has it; prints the median and slowest time until then
+      (ms), the servers reached, the copies per server, and for each post the window's length (ms) and the server's
+      CPU in it (µs), comma-separated.
+  fanout.py quiet BASE TOKEN PID WINDOWS
+      posts the same way with nothing to deliver (federation off), measuring the server's CPU over the given windows
+      after each answer; prints each post's CPU (µs), comma-separated.
+
+Both wait for the server to be idle first.
+
+The server's CPU is every thread's time on a CPU, in nanoseconds (/proc/PID/task/*/schedstat; /proc/PID/stat counts
+ticks of 10 ms, a tenth of a window)."""
+import json
+import os
+import sys
+import time
+import urllib.request
+
+PHOTO = open("Tests/TestFixtures/photos/chelsea.jpg", "rb").read()
+
+
+def cpu(pid: int) -> float:
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            total += int(open(f"/proc/{pid}/task/{task}/schedstat").read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return total / 1e9
+
+
+def settle(pid: int):
+    """Waits until the server is idle (its start-up housekeeping, such as the media sweep, done): under 10 ms of CPU
+    in half a second, for at most a minute."""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        before = cpu(pid)
+        time.sleep(0.5)
+        if cpu(pid) - before < 0.01:
+            return
+
+
+def post(base: str, token: str, caption: str) -> dict:
+    boundary = "benchmarkboundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"caption\"\r\n\r\n{caption}\r\n"
+            f"--{boundary}\r\nContent-Disposition: form-data; name=\"image\"; filename=\"a.jpg\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\n").encode() + PHOTO + f"\r\n--{boundary}--\r\n".encode()
+    request = urllib.request.Request(base + "/api/v1/posts", data=body, method="POST", headers={
+        "Authorization": "Bearer " + token, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    return json.load(urllib.request.urlopen(request))
+
+
+def deliver(base: str, token: str, peer_port: int, pid: int):
+    def stats():
+        return json.load(urllib.request.urlopen(f"http://127.0.0.1:{peer_port}/stats"))
+    settle(pid)
+    times, copies, windows, cpus, reached = [], [], [], [], []
+    for round in range(10):
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{peer_port}/reset", method="POST"))
+        time.sleep(1)
+        made = post(base, token, f"Fan-out {round}")
+        answered, before = time.time(), cpu(pid)
+        wanted = f"{base}/p/{made['id']}/activity"
+        deadline = answered + 30
+        while time.time() < deadline:
+            got = stats()
+            have = {port for port, items in got.items() if any(item[0] == wanted for item in items)}
+            if len(have) >= 100:
+                break
+            time.sleep(0.005)
+        after, ended = cpu(pid), time.time()
+        last = max(max(t for i, t in items if i == wanted) for items in got.values()
+                   if any(i == wanted for i, _ in items))
+        times.append(last - answered)
+        copies.append(sorted(sum(1 for i, _ in items if i == wanted) for items in got.values()))
+        reached.append(len(have))
+        windows.append((ended - answered) * 1000)
+        cpus.append((after - before) * 1e6)
+        time.sleep(1)
+    ordered = sorted(times)
+    counts = {c for round in copies for c in round}
+    print(f"{ordered[len(ordered)//2]*1000:.0f} {ordered[-1]*1000:.0f} {min(reached)} {min(counts)} {max(counts)} "
+          + ",".join(f"{w:.0f}" for w in windows) + " " + ",".join(f"{c:.0f}" for c in cpus))
+
+
+def quiet(base: str, token: str, pid: int, windows: list[float]):
+    settle(pid)
+    cpus = []
+    for round, window in enumerate(windows):
+        time.sleep(1)
+        post(base, token, f"Quiet {round}")
+        before = cpu(pid)
+        time.sleep(window / 1000)
+        cpus.append((cpu(pid) - before) * 1e6)
+        time.sleep(1)
+    print(",".join(f"{c:.0f}" for c in cpus))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "deliver":
+        deliver(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
+    else:
+        quiet(sys.argv[2], sys.argv[3], int(sys.argv[4]), [float(w) for w in sys.argv[5].split(",")])
