@@ -137,6 +137,15 @@ def test_mastodon_py_on_one_server_follows_favourites_and_reads_someone_on_the_o
     dina.status_favourite(status.id)
     assert eventually(lambda: requests.get(f"{mk_a.base}/api/v1/posts/{original['id']}", headers=carl,
                                            timeout=10).json()["likeCount"] == 1)
+    # A reply from the Mastodon app is a comment on mk-a.
+    reply = dina.status_post("Stunning", in_reply_to_id=status.id)
+    assert reply.in_reply_to_id == status.id
+    assert eventually(lambda: [(c["author"]["username"], c["text"]) for c in requests.get(
+        f"{mk_a.base}/api/v1/posts/{original['id']}/comments", headers=carl, timeout=10).json()["items"]]
+        == [("dina@mk-b.test", "Stunning")])
+    # Found by the actor's URL too.
+    by_url = dina.search_v2("http://mk-a.test/users/carl", resolve=True, result_type="accounts")["accounts"]
+    assert [account.acct for account in by_url] == ["carl@mk-a.test"]
     dina.account_unfollow(found[0].id)
     assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/carl", headers=carl,
                                            timeout=10).json()["followerCount"] == 0)
