@@ -1,6 +1,7 @@
 """Servers that federate, for the tests: Makestagram instances and the bovine peer (peer.py), each on a loopback
 address of its own at port 80 under a host name that /etc/hosts gives it for the length of the test, so that ids
 look as they do in the wild (`http://mk-a.test/users/alice`) and each server reaches the others by name."""
+import contextlib
 import os
 import pathlib
 import random
@@ -158,3 +159,19 @@ def eventually(check, timeout: float = 10, step: float = 0.1):
         if value or time.time() > deadline:
             return value
         time.sleep(step)
+
+
+@contextlib.contextmanager
+def another_peer(name: str, **modes):
+    """A peer of its own on a fresh loopback name, for one test (`stall=True`, `failing=True`), stopped after it."""
+    names = HostNames()
+    peer = None
+    try:
+        address = free_loopback_address()
+        names.add(name, address)
+        peer = Peer(name, address, **modes)
+        yield peer
+    finally:
+        if peer:
+            peer.stop()
+        names.remove()

@@ -8,7 +8,7 @@ import uuid
 import pytest
 import requests
 
-from federation_support import FederatedServer, HostNames, Peer, eventually, free_loopback_address
+from federation_support import FederatedServer, HostNames, Peer, another_peer, eventually, free_loopback_address
 
 PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
 AS = "application/activity+json"
@@ -336,12 +336,7 @@ def test_a_server_that_never_answers_does_not_hold_up_deliveries_to_the_others(w
     follow = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/bob",
               "object": "http://mk-a.test/users/alice"}
     assert peer.send("bob", "http://mk-a.test/users/alice/inbox", follow)["status"] == 202
-    names = HostNames()
-    stalled = None
-    try:
-        address = free_loopback_address()
-        names.add("stall.test", address)
-        stalled = Peer("stall.test", address, stall=True)
+    with another_peer("stall.test", stall=True) as stalled:
         stalled.person("sam", "Sam Stalled")
         mk.sign_up("stan")
         follow = {"id": "http://stall.test/activities/follow/1", "type": "Follow",
@@ -359,10 +354,6 @@ def test_a_server_that_never_answers_does_not_hold_up_deliveries_to_the_others(w
         arrived = eventually(lambda: [item for item in peer.received()["received"][start:]
                                       if item["activity"]["type"] == "Create"], timeout=30)
         assert arrived and stalled.received()["open"] >= 1
-    finally:
-        if stalled:
-            stalled.stop()
-        names.remove()
 
 
 def test_a_mention_of_someone_on_the_peer_reaches_them_and_never_a_namesake_here(world):
@@ -414,12 +405,7 @@ def test_a_mention_of_someone_on_the_peer_reaches_them_and_never_a_namesake_here
 
 def test_a_server_that_is_down_gets_one_attempt_not_one_per_delivery(world):
     mk, peer = world["mk"], world["peer"]
-    names = HostNames()
-    down = None
-    try:
-        address = free_loopback_address()
-        names.add("down.test", address)
-        down = Peer("down.test", address, failing=True)
+    with another_peer("down.test", failing=True) as down:
         down.person("dot", "Dot Down")
         tess = mk.sign_up("tess")
         # dot (down.test) and bob (peer.test) follow tess; the Accept to down.test is answered 503.
@@ -439,10 +425,6 @@ def test_a_server_that_is_down_gets_one_attempt_not_one_per_delivery(world):
         assert eventually(lambda: len(received_of(peer, "Create", start)) == 4, timeout=20)
         time.sleep(1)
         assert down.received()["failed"] == 1
-    finally:
-        if down:
-            down.stop()
-        names.remove()
 
 
 def test_an_account_deleted_on_the_peer_leaves_nothing_here(world):
@@ -478,3 +460,32 @@ def test_an_account_deleted_on_the_peer_leaves_nothing_here(world):
     gone = {"id": "http://peer.test/users/finn#delete", "type": "Delete", "actor": "http://peer.test/users/finn",
             "object": "http://peer.test/users/finn"}
     assert peer.send("finn", "http://mk-a.test/inbox", gone)["status"] == 202
+
+
+def test_a_flood_from_one_server_is_refused_with_429_and_others_are_served():
+    names = HostNames()
+    servers = []
+    try:
+        a, p, q = free_loopback_address(), free_loopback_address(), free_loopback_address()
+        names.add("mk-r.test", a)
+        names.add("flood.test", p)
+        names.add("calm.test", q)
+        mk = FederatedServer("mk-r.test", a, "--rate-limit", "inbox=5/1h")
+        servers.append(mk)
+        flood, calm = Peer("flood.test", p), Peer("calm.test", q)
+        servers += [flood, calm]
+        for peer in (flood, calm):
+            peer.person("pat", "Pat")
+        rita = mk.sign_up("rita")
+
+        def follow(peer: Peer, n: int) -> int:
+            activity = {"id": f"http://{peer.name}/follows/{n}", "type": "Follow",
+                        "actor": f"http://{peer.name}/users/pat", "object": "http://mk-r.test/users/rita"}
+            return peer.send("pat", "http://mk-r.test/inbox", activity)["status"]
+        assert [follow(flood, n) for n in range(7)] == [202] * 5 + [429] * 2
+        assert follow(calm, 1) == 202, "another server has its own share"
+        assert requests.get(mk.base + "/api/v1/users/rita", headers=rita, timeout=10).json()["followerCount"] == 2
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()

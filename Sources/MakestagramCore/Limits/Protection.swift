@@ -6,7 +6,7 @@ import MakestagramAPI
 package final class Protection: Sendable {
     /// What each limit is about, in words for the refusal.
     package enum Kind: Int, Sendable {
-        case signUps, posts, edits, comments, likes, follows, reports, exports, tickets, sockets
+        case signUps, posts, edits, comments, likes, follows, reports, exports, tickets, sockets, inbox
 
         var keyPath: KeyPath<RateLimits, RateLimit?> {
             switch self {
@@ -20,6 +20,7 @@ package final class Protection: Sendable {
             case .exports: \.exports
             case .tickets: \.tickets
             case .sockets: \.sockets
+            case .inbox: \.inbox
             }
         }
 
@@ -35,6 +36,7 @@ package final class Protection: Sendable {
             case .exports: "data exports"
             case .tickets: "event-stream tickets"
             case .sockets: "event-stream connections"
+            case .inbox: "activities from this server"
             }
         }
     }

@@ -27,6 +27,9 @@ public struct RateLimits: Sendable, Equatable {
     /// The work one event-stream connection may ask for: one per message and one per post it newly subscribes to
     /// (``LiveOptions/work``).
     public var liveWork: RateLimit? = LiveProtocol.defaultWork
+    /// Activities taken at the inboxes from one other server (its origin, once their signature is checked), whoever
+    /// of its people sent them: a flood from one server is refused (429) before it reaches the use cases.
+    public var inbox: RateLimit? = RateLimit(1200, per: .seconds(60))
     /// Event-stream connections one user may hold open at once.
     public var maxSocketsPerUser = 20
 
@@ -42,7 +45,7 @@ public struct RateLimits: Sendable, Equatable {
     /// The names used by `--rate-limit NAME=COUNT/PERIOD`.
     public static let names = [
         "signups", "posts", "edits", "comments", "likes", "follows", "reports", "exports", "tickets", "sockets",
-        "live-work",
+        "live-work", "inbox",
     ]
 
     /// The limit a name sets.
@@ -59,6 +62,7 @@ public struct RateLimits: Sendable, Equatable {
         case "tickets": \.tickets
         case "sockets": \.sockets
         case "live-work": \.liveWork
+        case "inbox": \.inbox
         default: nil
         }
     }

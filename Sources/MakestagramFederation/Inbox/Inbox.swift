@@ -56,6 +56,8 @@ extension Federation {
             throw InboxRefusal.unauthorized("the key is not on the actor's server")
         }
         let actor = try await verifiedActor(actorURI, signature: signature, request: request)
+        // Counted per server once its signature is checked, so that nobody can spend another server's share.
+        try core.protection.take(.inbox, client: actorOrigin)
         guard let id = activity["id"] as? String, ActivityStreams.origin(of: id) == actorOrigin else {
             throw InboxRefusal.bad("the activity's id is not on its actor's server")
         }
