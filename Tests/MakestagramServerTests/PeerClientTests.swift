@@ -23,6 +23,40 @@ import Testing
             Response(
                 status: .found, headers: [.location: request.uri.queryParameters["to"].map(String.init) ?? "/"])
         }
+        router.get("loop") { _, _ -> Response in Response(status: .found, headers: [.location: "/loop"]) }
+        router.get("big") { request, _ -> Response in
+            // Two MiB of JSON, with its length declared or streamed without one.
+            let chunk = ByteBuffer(string: String(repeating: " ", count: 64 * 1024))
+            let chunks = [ByteBuffer(string: "{")] + Array(repeating: chunk, count: 32) + [ByteBuffer(string: "}")]
+            let declared = request.uri.queryParameters["declared"] != nil
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: declared
+                    ? .init(byteBuffer: chunks.reduce(into: ByteBuffer()) { $0.writeImmutableBuffer($1) })
+                    : .init(contentsOf: chunks))
+        }
+        router.get("gzip") { _, _ -> Response in
+            // {"a":1} gzipped: a client that inflated it would read a document.
+            let gzip: [UInt8] = [
+                0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xab, 0x56, 0x4a, 0x54, 0xb2, 0x32, 0xac,
+                0x05, 0x00, 0x3e, 0x73, 0x97, 0x5b, 0x07, 0x00, 0x00, 0x00,
+            ]
+            return Response(
+                status: .ok, headers: [.contentType: "application/json", .contentEncoding: "gzip"],
+                body: .init(byteBuffer: ByteBuffer(bytes: gzip)))
+        }
+        router.get("drip") { _, _ -> Response in
+            // A document that never ends: a byte now and then, for ever.
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init { writer in
+                    try await writer.write(ByteBuffer(string: "{"))
+                    while true {
+                        try await Task.sleep(for: .milliseconds(200))
+                        try await writer.write(ByteBuffer(string: " "))
+                    }
+                })
+        }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
@@ -49,5 +83,55 @@ import Testing
             }
             try await peers.shutdown()
         }
+    }
+
+    /// What a hostile server answers is refused, and nothing it does holds the client: redirect loops and more than
+    /// three redirects, documents over 1 MiB (declared or streamed), a compressed body (never inflated), and a
+    /// document that never ends (cut off at the exchange's time limit).
+    @Test(.timeLimit(.minutes(1))) func whatAHostileServerAnswersIsRefused() async throws {
+        try await Self.app().test(.live) { client in
+            let port = try #require(client.port)
+            let peers = PeerClient(policy: Self.policy(["hostile.invalid": [127, 0, 0, 1]]), timeout: .seconds(2))
+            func failure(_ path: String) async -> PeerClient.Failure? {
+                do {
+                    _ = try await peers.fetchJSON(URL(string: "http://hostile.invalid:\(port)\(path)")!)
+                    return nil
+                } catch let failure as PeerClient.Failure {
+                    return failure
+                } catch {
+                    return .status(0)
+                }
+            }
+            #expect(await failure("/loop").map { "\($0)" } == "\(PeerClient.Failure.tooManyRedirects)")
+            #expect(await failure("/big?declared=1").map { "\($0)" } == "\(PeerClient.Failure.tooLarge)")
+            #expect(await failure("/big").map { "\($0)" } == "\(PeerClient.Failure.tooLarge)")
+            #expect(await failure("/gzip").map { "\($0)" } == "\(PeerClient.Failure.notJSON)", "not inflated")
+            let started = ContinuousClock.now
+            #expect(await failure("/drip") != nil, "cut off")
+            #expect(ContinuousClock.now - started < .seconds(30))
+            try await peers.shutdown()
+        }
+    }
+
+    /// Every private, local and reserved range is refused, in IPv4 and IPv6, and IPv4 carried in IPv6 is judged as
+    /// the IPv4 it carries.
+    @Test func privateRangesAreNotPublic() {
+        func v6(_ words: [UInt16]) -> [UInt8] { words.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] } }
+        let refused: [[UInt8]] = [
+            [127, 0, 0, 1], [10, 1, 2, 3], [172, 16, 0, 1], [172, 31, 255, 255], [192, 168, 1, 1],
+            [169, 254, 169, 254],
+            [100, 64, 0, 1], [0, 0, 0, 0], [224, 0, 0, 1], [255, 255, 255, 255], [198, 18, 0, 1], [192, 0, 0, 8],
+            v6([0, 0, 0, 0, 0, 0, 0, 1]), v6([0, 0, 0, 0, 0, 0, 0, 0]), v6([0xfe80, 0, 0, 0, 0, 0, 0, 1]),
+            v6([0xfc00, 0, 0, 0, 0, 0, 0, 1]), v6([0xfd12, 0x3456, 0, 0, 0, 0, 0, 1]),
+            v6([0xff02, 0, 0, 0, 0, 0, 0, 1]),
+            v6([0, 0, 0, 0, 0, 0xffff, 0x7f00, 0x0001]), v6([0, 0, 0, 0, 0, 0xffff, 0x0a00, 0x0001]),
+            v6([0x64, 0xff9b, 0, 0, 0, 0, 0xa9fe, 0xa9fe]), v6([0x2001, 0x0db8, 0, 0, 0, 0, 0, 1]),
+        ]
+        for address in refused { #expect(!PeerPolicy.isPublic(address), "\(address)") }
+        let allowed: [[UInt8]] = [
+            [8, 8, 8, 8], [1, 1, 1, 1], [172, 32, 0, 1], [100, 128, 0, 1], v6([0x2001, 0x4860, 0, 0, 0, 0, 0, 0x8888]),
+            v6([0, 0, 0, 0, 0, 0xffff, 0x0808, 0x0808]),
+        ]
+        for address in allowed { #expect(PeerPolicy.isPublic(address), "\(address)") }
     }
 }

@@ -21,6 +21,7 @@ public final class PeerClient: Sendable {
         case tooLarge
         case notJSON
         case tooManyRedirects
+        case timedOut
 
         public var description: String {
             switch self {
@@ -29,6 +30,7 @@ public final class PeerClient: Sendable {
             case .tooLarge: "the peer's answer is too large"
             case .notJSON: "the peer's answer is not a JSON object"
             case .tooManyRedirects: "more than three redirects"
+            case .timedOut: "the peer took longer than the time limit"
             }
         }
     }
@@ -156,7 +158,8 @@ public final class PeerClient: Sendable {
             request.method = .GET
             request.headers.add(name: "Accept", value: accept)
             if let signer { try await sign(&request, url: url, body: nil, signer: signer) }
-            let response = try await client.execute(request, timeout: timeout)
+            let deadline = NIODeadline.now() + timeout
+            let response = try await client.execute(request, deadline: deadline)
             if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
                 let next = URL(string: location, relativeTo: url)?.absoluteURL
             {
@@ -168,7 +171,9 @@ public final class PeerClient: Sendable {
                 throw Failure.tooLarge
             }
             do {
-                return Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
+                return try await Self.by(deadline) {
+                    Data(try await response.body.collect(upTo: maxBytes).readableBytesView)
+                }
             } catch is NIOTooManyBytesError {
                 throw Failure.tooLarge
             }
@@ -191,9 +196,28 @@ public final class PeerClient: Sendable {
         request.headers.add(name: "Content-Type", value: "application/activity+json")
         try await sign(&request, url: inbox, body: body, signer: signer)
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client.execute(request, timeout: timeout)
-        _ = try? await response.body.collect(upTo: 64 * 1024)
+        let deadline = NIODeadline.now() + timeout
+        let response = try await client.execute(request, deadline: deadline)
+        _ = try? await Self.by(deadline) { try await response.body.collect(upTo: 64 * 1024) }
         return Int(response.status.code)
+    }
+
+    /// `work` (reading a body), cut off at `deadline`: AsyncHTTPClient's deadline ends with the answer's head, and a
+    /// peer that sends a byte now and then would otherwise hold the exchange for ever.
+    static func by<T: Sendable>(_ deadline: NIODeadline, _ work: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                let left = deadline - .now()
+                if left > .zero { try await Task.sleep(for: .nanoseconds(left.nanoseconds)) }
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw Failure.timedOut }
+            return value
+        }
     }
 
     private func sign(_ request: inout HTTPClientRequest, url: URL, body: Data?, signer: Signer) async throws {
