@@ -2,13 +2,15 @@
 the peer finds people here, follows, likes, replies and takes each back, every request signed and checked by the other
 side's own code, and whatever a peer sends wrongly signed is refused with nothing kept."""
 import pathlib
+import subprocess
 import time
 import uuid
 
 import pytest
 import requests
 
-from federation_support import FederatedServer, HostNames, Peer, another_peer, eventually, free_loopback_address
+from federation_support import (FederatedServer, HostNames, Peer, another_peer, eventually, free_loopback_address,
+                                server_binary)
 
 PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
 AS = "application/activity+json"
@@ -489,3 +491,58 @@ def test_a_flood_from_one_server_is_refused_with_429_and_others_are_served():
         for server in servers:
             server.stop()
         names.remove()
+
+
+def test_oversized_deep_and_linked_data_signed_activities_are_refused(world):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+
+    def likes():
+        return requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"]
+    before = likes()
+    like = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/carol",
+            "object": f"http://mk-a.test/p/{post['id']}"}
+    nested: list = []
+    for _ in range(40):
+        nested = [nested]
+    cases = [
+        ({**like, "padding": "x" * (300 * 1024)}, {}, 413),
+        ({**like, "nested": nested}, {}, 400),
+        # Only a Linked-Data signature (the JSON-LD bypasses): never read, so unsigned.
+        ({**like, "signature": {"type": "RsaSignature2017", "creator": "http://peer.test/users/carol#main-key",
+                                "signatureValue": "AAAA"}}, {"broken": "unsigned"}, 401),
+    ]
+    for activity, options, status in cases:
+        answer = peer.send("carol", "http://mk-a.test/inbox", activity, **options)
+        assert answer["status"] == status, answer
+    assert likes() == before
+
+
+def test_a_suspended_remote_person_stays_refused(world):
+    mk, peer, post, alice = world["mk"], world["peer"], world["post"], world["alice"]
+    peer.person("gus", "Gus Peer")
+    gus = "http://peer.test/users/gus"
+
+    def like(n: int) -> int:
+        activity = {"id": f"http://peer.test/likes/gus/{n}", "type": "Like", "actor": gus,
+                    "object": f"http://mk-a.test/p/{post['id']}"}
+        return peer.send("gus", "http://mk-a.test/inbox", activity)["status"]
+
+    def undo(n: int) -> int:
+        activity = {"id": f"http://peer.test/likes/gus/{n}/undo", "type": "Undo", "actor": gus,
+                    "object": f"http://peer.test/likes/gus/{n}"}
+        return peer.send("gus", "http://mk-a.test/inbox", activity)["status"]
+    # gus is known here (and kept in memory by the inbox) before the moderators act.
+    assert like(1) == 202 and undo(1) == 202
+    mk.sign_up("warden")
+    granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk.folder / "data")],
+                             capture_output=True, text=True)
+    assert granted.returncode == 0, granted.stderr
+    warden = requests.post(mk.base + "/api/v1/sessions", timeout=10,
+                           json={"username": "warden", "password": "correct horse"}).json()["token"]
+    suspended = requests.post(mk.base + "/api/v1/moderation/users/gus@peer.test/suspend", timeout=10,
+                              headers={"Authorization": f"Bearer {warden}"}, json={"reason": "spam"})
+    assert suspended.status_code in (200, 204), suspended.text
+    before = requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"]
+    # Refused at once (the inbox forgot him when the suspension was committed), and after a new fetch of his document.
+    assert like(2) == 403
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"] == before
