@@ -91,7 +91,8 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func whatAHostileServerAnswersIsRefused() async throws {
         try await Self.app().test(.live) { client in
             let port = try #require(client.port)
-            let peers = PeerClient(policy: Self.policy(["hostile.invalid": [127, 0, 0, 1]]), timeout: .seconds(2))
+            // A time limit that a loaded machine (the whole suite runs at once) still meets for the answers that end.
+            let peers = PeerClient(policy: Self.policy(["hostile.invalid": [127, 0, 0, 1]]), timeout: .seconds(8))
             func failure(_ path: String) async -> PeerClient.Failure? {
                 do {
                     _ = try await peers.fetchJSON(URL(string: "http://hostile.invalid:\(port)\(path)")!)
@@ -99,16 +100,15 @@ import Testing
                 } catch let failure as PeerClient.Failure {
                     return failure
                 } catch {
-                    return .status(0)
+                    Issue.record("\(path): \(error)")
+                    return nil
                 }
             }
             #expect(await failure("/loop").map { "\($0)" } == "\(PeerClient.Failure.tooManyRedirects)")
             #expect(await failure("/big?declared=1").map { "\($0)" } == "\(PeerClient.Failure.tooLarge)")
             #expect(await failure("/big").map { "\($0)" } == "\(PeerClient.Failure.tooLarge)")
             #expect(await failure("/gzip").map { "\($0)" } == "\(PeerClient.Failure.notJSON)", "not inflated")
-            let started = ContinuousClock.now
-            #expect(await failure("/drip") != nil, "cut off")
-            #expect(ContinuousClock.now - started < .seconds(30))
+            #expect(await failure("/drip").map { "\($0)" } == "\(PeerClient.Failure.timedOut)", "cut off")
             try await peers.shutdown()
         }
     }
