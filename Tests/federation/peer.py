@@ -13,6 +13,8 @@ import asyncio
 import json
 import logging
 import pathlib
+import struct
+import zlib
 from datetime import datetime, timedelta, timezone
 
 import aiohttp
@@ -93,11 +95,29 @@ class Peer:
             "links": [{"rel": "self", "type": "application/activity+json", "href": self.actor_id(username)}],
         }, content_type="application/jrd+json")
 
-    async def get_actor(self, request: web.Request) -> web.Response:
+    async def get_actor(self, request: web.Request) -> web.StreamResponse:
         username = request.match_info["username"]
         if username not in self.people:
             return web.json_response({"error": "not found"}, status=404)
+        if username.startswith("slow"):
+            # A document that never finishes: a byte now and then, until the reader gives up.
+            response = web.StreamResponse(headers={"Content-Type": "application/activity+json"})
+            await response.prepare(request)
+            await response.write(b"{")
+            while request.transport is not None and not request.transport.is_closing():
+                await asyncio.sleep(0.2)
+                await response.write(b" ")
+            return response
         return web.json_response(self.actor(username), content_type="application/activity+json")
+
+    async def bomb(self, request: web.Request) -> web.Response:
+        """A PNG whose header says 9,000 × 9,000 (81 megapixels) in a few hundred bytes."""
+        def chunk(kind: bytes, data: bytes) -> bytes:
+            return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        header = struct.pack(">IIBBBBB", 9000, 9000, 8, 2, 0, 0, 0)
+        rows = zlib.compress(b"\x00" + b"\x00" * 9000 * 3 * 4)
+        body = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+        return web.Response(body=body, content_type="image/png")
 
     async def media(self, request: web.Request) -> web.StreamResponse:
         path = PHOTOS / request.match_info["name"]
@@ -185,6 +205,7 @@ class Peer:
         app.router.add_get("/users/{username}", self.get_actor)
         app.router.add_post("/users/{username}/inbox", self.inbox)
         app.router.add_get("/media/{name}", self.media)
+        app.router.add_get("/bomb.png", self.bomb)
         app.router.add_post("/inbox", self.inbox)
         app.router.add_post("/control/person", self.control_person)
         app.router.add_post("/control/send", self.control_send)

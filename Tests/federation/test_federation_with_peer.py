@@ -1,6 +1,7 @@
 """A Makestagram server and a peer built on bovine (an independent ActivityPub library; peer.py) on loopback names:
 the peer finds people here, follows, likes, replies and takes each back, every request signed and checked by the other
 side's own code, and whatever a peer sends wrongly signed is refused with nothing kept."""
+import concurrent.futures
 import pathlib
 import subprocess
 import time
@@ -546,3 +547,43 @@ def test_a_suspended_remote_person_stays_refused(world):
     # Refused at once (the inbox forgot him when the suspension was committed), and after a new fetch of his document.
     assert like(2) == 403
     assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"] == before
+
+
+def test_an_actor_document_that_never_finishes_is_cut_off_and_others_are_served(world):
+    mk, peer, post = world["mk"], world["peer"], world["post"]
+    peer.person("slowpoke", "Slow Poke")
+    like = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/slowpoke",
+            "object": f"http://mk-a.test/p/{post['id']}"}
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        slow = pool.submit(peer.send, "slowpoke", "http://mk-a.test/inbox", like)
+        # While the server reads slowpoke's document (a byte now and then), bob's like is taken.
+        quick = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/bob",
+                 "object": f"http://mk-a.test/p/{post['id']}"}
+        assert peer.send("bob", "http://mk-a.test/inbox", quick)["status"] == 202
+        assert not slow.done()
+        answer = slow.result(timeout=60)
+    assert answer["status"] == 401 and "cannot be fetched" in answer["body"], answer
+
+
+def test_a_photo_of_81_megapixels_from_the_peer_is_refused_and_nothing_kept(world):
+    mk, peer = world["mk"], world["peer"]
+    peer.person("hugo", "Hugo Peer")
+    viv = mk.sign_up("viv")
+    start = len(peer.received()["received"])
+    requests.put(mk.base + "/api/v1/users/hugo@peer.test/follow", headers=viv, timeout=30)
+    follow = eventually(lambda: received_of(peer, "Follow", start))[0]["activity"]
+    accept = {"id": activity_id("accept"), "type": "Accept", "actor": "http://peer.test/users/hugo", "object": follow}
+    assert peer.send("hugo", "http://mk-a.test/users/viv/inbox", accept)["status"] == 202
+
+    def note(url: str) -> dict:
+        note_id = f"http://peer.test/notes/{uuid.uuid4()}"
+        return {"id": note_id + "/activity", "type": "Create", "actor": "http://peer.test/users/hugo",
+                "object": {"id": note_id, "type": "Note", "attributedTo": "http://peer.test/users/hugo",
+                           "content": "<p>Look</p>", "to": ["https://www.w3.org/ns/activitystreams#Public"],
+                           "attachment": [{"type": "Image", "mediaType": "image/png", "url": url}]}}
+    answer = peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/bomb.png"))
+    assert 400 <= answer["status"] < 500, answer
+    # The same note with a real photo is kept: the refusal was the picture's.
+    assert peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/media/rocket.jpg"))["status"] == 202
+    items = requests.get(mk.base + "/api/v1/timeline", headers=viv, timeout=10).json()["items"]
+    assert [item["author"]["username"] for item in items] == ["hugo@peer.test"]
