@@ -33,8 +33,7 @@ public struct FederationOptions: Sendable {
 
     /// The host people's handles are on (`alice@host`): the public URL's host, with its port when it has one.
     public var domain: String {
-        let host = publicURL.host(percentEncoded: false)?.lowercased() ?? ""
-        return publicURL.port.map { "\(host):\($0)" } ?? host
+        ActivityStreams.domain(of: publicURL) ?? ""
     }
 }
 

@@ -16,6 +16,12 @@ public enum ActivityStreams {
         return "\(scheme)://\(host):\(port)"
     }
 
+    /// The host a handle is on (`user@host`), lowercased, with its port when the URL names one; nil without a host.
+    static func domain(of url: URL) -> String? {
+        guard let host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else { return nil }
+        return url.port.map { "\(host):\($0)" } ?? host
+    }
+
     static func origin(of text: String) -> String? {
         URL(string: text).flatMap { origin(of: $0) }
     }

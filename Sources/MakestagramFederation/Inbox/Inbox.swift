@@ -145,7 +145,7 @@ extension Federation {
         else { return nil }
         let username = name.lowercased()
         guard username.range(of: #"^[a-z0-9_.\-]{1,64}$"#, options: .regularExpression) != nil else { return nil }
-        let domain = url.port.map { "\(host):\($0)" } ?? host
+        let domain = ActivityStreams.domain(of: url) ?? host
         let shared = (document["endpoints"] as? JSONObject)?["sharedInbox"] as? String
         var displayName = ActivityStreams.plainText(document["name"] as? String ?? "")
             .replacingOccurrences(of: "\n", with: " ").trimmingCharacters(in: .whitespaces)
@@ -329,10 +329,8 @@ extension Federation {
             let href = String(match.output.1)
             let name = match.output.2.lowercased()
             if isLocal(href) { return "@" + (localUsername(ofActor: href) ?? name) }
-            guard let url = URL(string: href), let host = url.host(percentEncoded: false)?.lowercased() else {
-                return "@\(name)"
-            }
-            return "@\(name)@" + (url.port.map { "\(host):\($0)" } ?? host)
+            guard let domain = URL(string: href).flatMap(ActivityStreams.domain(of:)) else { return "@\(name)" }
+            return "@\(name)@\(domain)"
         }
         // A handle on this server's own domain names someone here.
         let domain = options.domain

@@ -139,8 +139,7 @@ final class DeliveryWorker<S: Store>: Service {
 
     /// The server of `inbox`, as it is left alone: host and port.
     static func server(of inbox: URL) -> String {
-        let host = inbox.host(percentEncoded: false)?.lowercased() ?? ""
-        return inbox.port.map { "\(host):\($0)" } ?? host
+        ActivityStreams.domain(of: inbox) ?? ""
     }
 
     /// When the server that `outcome` came from may be tried again, if it is to be left alone now.

@@ -111,11 +111,9 @@ extension Federation {
                 "tag": mentionTags(of: comment.text, elsewhere: [author] + mentioned),
             ]
             let activity = create(reply)
-            var inboxes = [author.sharedInbox ?? author.inbox]
-            for person in mentioned where !inboxes.contains(person.sharedInbox ?? person.inbox) {
-                inboxes.append(person.sharedInbox ?? person.inbox)
+            return Self.inboxes([], adding: [author] + mentioned).map {
+                delivery(activity, to: $0, from: comment.author)
             }
-            return inboxes.map { delivery(activity, to: $0, from: comment.author) }
         case .commentDeleted(let commentID, let postID, _, _, let writerID):
             // A comment here on a post from elsewhere, deleted: its reply there goes too.
             guard try await store.remotePostURI(of: postID) != nil,
@@ -131,7 +129,7 @@ extension Federation {
                 "type": "Delete", "actor": actor, "to": [ActivityStreams.publicAudience],
                 "object": ["id": "\(options.base)/comments/\(commentID)", "type": "Tombstone"],
             ]
-            return [delivery(delete, to: author.sharedInbox ?? author.inbox, from: writer)]
+            return Self.inboxes([], adding: [author]).map { delivery(delete, to: $0, from: writer) }
         case .followChanged(let follower, let followee, let following):
             let remoteFollower = try await store.remoteActor(user: follower)
             let remoteFollowee = try await store.remoteActor(user: followee)
@@ -198,15 +196,22 @@ extension Federation {
     func toFollowers(of author: UserSummary, _ activity: JSONObject, and mentioned: [RemoteActor] = [])
         async throws -> [OutboundDelivery]
     {
-        var inboxes = try await store.remoteFollowerInboxes(of: author.id)
-        for person in mentioned where !inboxes.contains(person.sharedInbox ?? person.inbox) {
-            inboxes.append(person.sharedInbox ?? person.inbox)
-        }
+        let inboxes = Self.inboxes(try await store.remoteFollowerInboxes(of: author.id), adding: mentioned)
         guard !inboxes.isEmpty else { return [] }
         // Written once for every inbox.
         let body = ActivityStreams.data(activity)
         let id = activity["id"] as? String ?? UUID().uuidString
         return inboxes.map { OutboundDelivery(activityID: id, inbox: $0, sender: author.id, body: body) }
+    }
+
+    /// `inboxes`, then the inbox of each of `people` (their server's shared one, if it has one) not among them yet:
+    /// each server once.
+    static func inboxes(_ inboxes: [String], adding people: [RemoteActor]) -> [String] {
+        var all = inboxes
+        for person in people where !all.contains(person.sharedInbox ?? person.inbox) {
+            all.append(person.sharedInbox ?? person.inbox)
+        }
+        return all
     }
 
     /// `Accept` or `Reject` of the `Follow` `followID` by which `remote` follows `local`.
