@@ -20,6 +20,8 @@ public enum Limits {
     public static let moderationReasonLength = 0...500
     /// How long a deleted account's username stays reserved, so that nobody else can take it over, in days.
     public static let deletedUsernameReservedDays = 30
+    /// The most servers one user may block.
+    public static let maxDomainBlocks = 1000
     /// Page sizes: default 20, at most 100.
     public static let defaultPageSize = 20
     public static let maxPageSize = 100

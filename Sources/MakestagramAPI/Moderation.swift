@@ -48,6 +48,12 @@ public enum ModerationAction: String, Codable, Sendable, CaseIterable {
     case grantModerator = "grant_moderator"
     /// The user stopped being a moderator.
     case revokeModerator = "revoke_moderator"
+    /// Another server was suspended (``DomainBlockSeverity/suspend``).
+    case suspendDomain = "suspend_domain"
+    /// Another server was limited (``DomainBlockSeverity/limit``).
+    case limitDomain = "limit_domain"
+    /// A block of another server was lifted.
+    case unblockDomain = "unblock_domain"
 }
 
 /// One entry of the moderation log, which every moderator can read and nobody can change.
@@ -64,10 +70,12 @@ public struct ModerationEntry: Codable, Sendable, Equatable {
     public var postId: Int64?
     /// The moderator's reason, if they gave one.
     public var reason: String?
+    /// The server acted on (a domain block).
+    public var domain: String?
 
     public init(
         id: Int64, createdAt: Date, moderator: String?, action: String, username: String?, postId: Int64?,
-        reason: String?
+        reason: String?, domain: String? = nil
     ) {
         self.id = id
         self.createdAt = createdAt
@@ -76,6 +84,7 @@ public struct ModerationEntry: Codable, Sendable, Equatable {
         self.username = username
         self.postId = postId
         self.reason = reason
+        self.domain = domain
     }
 
     /// The action, if it is one this version knows.

@@ -38,6 +38,8 @@ public enum ProblemCode: String, Codable, Sendable, CaseIterable {
     case cannotMuteSelf = "cannot_mute_self"
     /// A user cannot block themselves (409).
     case cannotBlockSelf = "cannot_block_self"
+    /// A user blocks as many servers as one can (``Limits/maxDomainBlocks``) (409).
+    case tooManyDomainBlocks = "too_many_domain_blocks"
     /// You block this user: unblock them before you follow them (409).
     case youBlockThem = "you_block_them"
     /// A user cannot report their own post (409).

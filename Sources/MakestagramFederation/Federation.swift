@@ -54,7 +54,10 @@ public final class Federation<S: Store>: Sendable {
         self.options = options
         self.remoteActors = remoteActors
         self.keys = ActorKeys(store: core.store)
-        self.peers = PeerClient(policy: PeerPolicy(allowPrivatePeers: options.allowPrivatePeers))
+        let store = core.store
+        self.peers = PeerClient(
+            policy: PeerPolicy(allowPrivatePeers: options.allowPrivatePeers),
+            isSuspended: { host in store.domainSeverity(ofHost: host) == .suspend })
         self.logger = logger
     }
 
@@ -86,6 +89,12 @@ public final class Federation<S: Store>: Sendable {
     func isLocal(_ uri: String) -> Bool {
         guard let url = URL(string: uri) else { return false }
         return ActivityStreams.origin(of: url) == ActivityStreams.origin(of: options.publicURL)
+    }
+
+    /// The strongest moderators' block covering the host of `uri`.
+    func severity(of uri: String) -> DomainBlockSeverity? {
+        guard let host = URL(string: uri)?.host(percentEncoded: false) else { return nil }
+        return store.domainSeverity(ofHost: host)
     }
 
     /// The signer of requests made for `user` (the instance actor when nil).

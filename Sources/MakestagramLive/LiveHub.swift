@@ -219,8 +219,9 @@ public final class LiveHub: Service {
             // Nothing on screen shows follows or mutes live; the next timeline read has the change. An unblock
             // restores nothing.
             return
-        case .followRequestChanged, .privacyChanged(_, false):
-            // A request reaches its owner as activity (activityChanged); a public account hides nothing.
+        case .followRequestChanged, .privacyChanged(_, false), .domainBlockChanged:
+            // A request reaches its owner as activity (activityChanged); a public account hides nothing; a blocked
+            // server's people leave screens through their own changes.
             return
         case .privacyChanged(let user, true):
             // Its posts are for its followers only now: screens of others showing them load again, and subscribe

@@ -50,6 +50,9 @@ public enum StoreEvent: Sendable, Equatable {
     /// A user's unread activity count changed (someone liked, commented or followed, took it back, or the user read
     /// it): their open screens show the new count.
     case activityChanged(user: Int64, unreadCount: Int)
+    /// The moderators blocked another server (`severity`), or lifted its block (nil): federation refuses or limits
+    /// it from now on, on every instance.
+    case domainBlockChanged(domain: String, severity: DomainBlockSeverity?)
     /// Not a change but the news that changes may have been missed (a store shared by several instances could not
     /// read the change stream for longer than it keeps changes): every cache forgets everything, and every live
     /// client must load its screens again (close code ``LiveCloseCode/resync``).
@@ -68,7 +71,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .postDeleted(let postID, _, _): postID
         case .sessionEnded, .followChanged, .muteChanged, .blockChanged, .followRequestChanged, .privacyChanged,
             .changesMissed, .profileChanged,
-            .activityChanged,
+            .activityChanged, .domainBlockChanged,
             .userRemoved, .userRestored:
             nil
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import MakestagramAPI
 import MakestagramStore
 import PostgresNIO
 import Synchronization
@@ -87,6 +88,12 @@ final class ChangeStream: Sendable {
             privateUsers.insert(try row.decode(Int64.self))
         }
         caches.privateUsers.replaceAll(privateUsers)
+        var blockedDomains: [String: DomainBlockSeverity] = [:]
+        for row in try await query("SELECT domain, severity FROM domain_blocks") {
+            let (domain, severity) = try row.decode((String, String).self)
+            blockedDomains[domain] = DomainBlockSeverity(rawValue: severity)
+        }
+        caches.blockedDomains.replaceAll(blockedDomains)
         state.withLock {
             $0.watermark = watermark
             $0.lastRead = .now

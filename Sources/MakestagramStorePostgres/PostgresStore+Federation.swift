@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramAPI
 import MakestagramStore
 import PostgresNIO
 
@@ -52,9 +53,9 @@ extension PostgresStore {
             let key = PeopleSearch.key(username: document.username, displayName: document.displayName)
             let old = try await connection.query(
                 """
-                SELECT id, display_name, bio FROM users WHERE username = \(document.username) FOR UPDATE
+                SELECT id, display_name, bio, is_private FROM users WHERE username = \(document.username) FOR UPDATE
                 """, logger: logger
-            ).collect().first.map { try $0.decode((Int64, String, String).self) }
+            ).collect().first.map { try $0.decode((Int64, String, String, Bool).self) }
             let id: Int64
             if let old {
                 id = old.0
@@ -69,6 +70,9 @@ extension PostgresStore {
                 {
                     changes.publish(.profileChanged(user: profile.summary))
                 }
+                if old.3 != document.isPrivate {
+                    changes.publish(.privacyChanged(user: id, isPrivate: document.isPrivate))
+                }
             } else {
                 let rows = try await connection.query(
                     """
@@ -80,6 +84,7 @@ extension PostgresStore {
                 ).collect()
                 guard let made = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("user") }
                 id = made
+                if document.isPrivate { changes.publish(.privacyChanged(user: id, isPrivate: true)) }
             }
             try await connection.query(
                 """
@@ -128,6 +133,24 @@ extension PostgresStore {
             return RemoteActor(
                 userID: id, username: name, uri: uri, inbox: inbox, sharedInbox: shared, keyID: keyID,
                 publicKeyPEM: pem, profileURL: url, iconURL: icon)
+        }
+    }
+
+    public func remoteUsers(onDomain domain: String) async throws -> [(id: Int64, username: String)] {
+        try await read { [logger] connection in
+            var users: [(id: Int64, username: String)] = []
+            for try await (id, username) in try await connection.query(
+                """
+                SELECT u.id, u.username FROM remote_actors r JOIN users u ON u.id = r.user_id
+                WHERE strpos(u.username, \(domain)) > 0 AND u.status <> 'deleting'
+                """, logger: logger
+            ).decode((Int64, String).self) {
+                guard let host = DomainName.host(ofUsername: username), DomainName.covers(domain, host: host) else {
+                    continue
+                }
+                users.append((id, username))
+            }
+            return users
         }
     }
 

@@ -8,13 +8,14 @@ extension PostgresStore {
     /// when the accounts go).
     static func log(
         _ connection: PostgresConnection, _ action: ModerationAction, moderator: Int64?, user: Int64?, post: Int64?,
-        reason: String, logger: Logger
+        reason: String, domain: String? = nil, logger: Logger
     ) async throws {
         try await connection.query(
             """
-            INSERT INTO moderation_log (created_at, moderator_id, moderator, action, user_id, username, post_id, reason)
+            INSERT INTO moderation_log
+              (created_at, moderator_id, moderator, action, user_id, username, post_id, reason, domain)
             VALUES (\(now), \(moderator), (SELECT username FROM users WHERE id = \(moderator)), \(action.rawValue),
-              \(user), (SELECT username FROM users WHERE id = \(user)), \(post), \(reason))
+              \(user), (SELECT username FROM users WHERE id = \(user)), \(post), \(reason), \(domain))
             """, logger: logger)
     }
 
@@ -175,18 +176,74 @@ extension PostgresStore {
         try await read { [logger] connection in
             let sql = SQL(
                 """
-                SELECT id, created_at, moderator, action, username, post_id, reason, id FROM moderation_log WHERE true
+                SELECT id, created_at, moderator, action, username, post_id, reason, domain, id FROM moderation_log
+                WHERE true
                 """)
             return try await PostRows.page(
                 connection, sql, key: "id", descending: true, page: page, logger: logger,
                 decode: { row in
-                    let (id, createdAt, moderator, action, username, postID, reason) = try row.decode(
-                        (Int64, Double, String?, String, String?, Int64?, String).self)
+                    let (id, createdAt, moderator, action, username, postID, reason, domain) = try row.decode(
+                        (Int64, Double, String?, String, String?, Int64?, String, String?).self)
                     return ModerationEntry(
                         id: id, createdAt: Date(timeIntervalSince1970: createdAt), moderator: moderator,
-                        action: action, username: username, postId: postID, reason: reason.isEmpty ? nil : reason)
+                        action: action, username: username, postId: postID, reason: reason.isEmpty ? nil : reason,
+                        domain: domain)
                 })
         }
+    }
+
+    public func setDomainBlock(domain: String, severity: DomainBlockSeverity?, moderator: Int64, reason: String)
+        async throws -> Bool
+    {
+        try await write { [logger] connection, changes in
+            let old = try await connection.query(
+                "SELECT severity FROM domain_blocks WHERE domain = \(domain) FOR UPDATE", logger: logger
+            ).collect().first.map { try $0.decode(String.self) }.flatMap(DomainBlockSeverity.init(rawValue:))
+            guard old != severity else { return false }
+            if let severity {
+                try await connection.query(
+                    """
+                    INSERT INTO domain_blocks (domain, severity, reason, created_at)
+                    VALUES (\(domain), \(severity.rawValue), \(reason), \(Self.now))
+                    ON CONFLICT (domain) DO UPDATE SET severity = excluded.severity, reason = excluded.reason,
+                      created_at = excluded.created_at
+                    """, logger: logger)
+            } else {
+                try await connection.query("DELETE FROM domain_blocks WHERE domain = \(domain)", logger: logger)
+            }
+            let action: ModerationAction =
+                switch severity {
+                case .suspend: .suspendDomain
+                case .limit: .limitDomain
+                case nil: .unblockDomain
+                }
+            try await Self.log(
+                connection, action, moderator: moderator, user: nil, post: nil, reason: reason, domain: domain,
+                logger: logger)
+            changes.publish(.domainBlockChanged(domain: domain, severity: severity))
+            return true
+        }
+    }
+
+    public func domainBlocks() async throws -> [DomainBlock] {
+        try await read { [logger] connection in
+            var blocks: [DomainBlock] = []
+            for try await (domain, severity, reason, createdAt) in try await connection.query(
+                "SELECT domain, severity, reason, created_at FROM domain_blocks ORDER BY created_at DESC, domain",
+                logger: logger
+            ).decode((String, String, String, Double).self) {
+                guard let severity = DomainBlockSeverity(rawValue: severity) else { continue }
+                blocks.append(
+                    DomainBlock(
+                        domain: domain, severity: severity, reason: reason.isEmpty ? nil : reason,
+                        createdAt: Date(timeIntervalSince1970: createdAt)))
+            }
+            return blocks
+        }
+    }
+
+    public func domainSeverity(ofHost host: String) -> DomainBlockSeverity? {
+        caches.blockedDomains.severity(ofHost: host)
     }
 
     public var hiddenUsers: HiddenUsersSummary { caches.hiddenUsers.summary }

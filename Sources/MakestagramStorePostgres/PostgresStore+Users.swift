@@ -464,7 +464,7 @@ extension PostgresStore {
         }
     }
 
-    public func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool {
+    public func setBlock(viewer: Int64, username: String, blocking: Bool, domain: String?) async throws -> Bool {
         let (blocked, liked) = try await write { [logger] connection, changes -> (Bool, [Int64]) in
             guard let target = try await Self.userID(connection, username: username, logger: logger) else {
                 throw StoreError.notFound("user")
@@ -487,7 +487,8 @@ extension PostgresStore {
             }
             let added = try await connection.query(
                 """
-                INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(viewer), \(target), \(Self.now))
+                INSERT INTO blocks (blocker_id, blocked_id, created_at, domain)
+                VALUES (\(viewer), \(target), \(Self.now), \(domain))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """, logger: logger
             ).collect()
@@ -534,6 +535,65 @@ extension PostgresStore {
             }
         }
         return blocked
+    }
+
+    public func blockedByDomain(viewer: Int64, domain: String) async throws -> [String] {
+        try await read { [logger] connection in
+            var names: [String] = []
+            for try await name in try await connection.query(
+                """
+                SELECT u.username FROM blocks b JOIN users u ON u.id = b.blocked_id
+                WHERE b.blocker_id = \(viewer) AND b.domain = \(domain)
+                """, logger: logger
+            ).decode(String.self) {
+                names.append(name)
+            }
+            return names
+        }
+    }
+
+    public func setDomainBlock(viewer: Int64, domain: String, blocking: Bool) async throws -> Bool {
+        try await write { [logger] connection, _ in
+            let changed =
+                blocking
+                ? try await connection.query(
+                    """
+                    INSERT INTO user_domain_blocks (user_id, domain, created_at) VALUES (\(viewer), \(domain), \(Self.now))
+                    ON CONFLICT DO NOTHING RETURNING 1
+                    """, logger: logger
+                ).collect()
+                : try await connection.query(
+                    "DELETE FROM user_domain_blocks WHERE user_id = \(viewer) AND domain = \(domain) RETURNING 1",
+                    logger: logger
+                ).collect()
+            return !changed.isEmpty
+        }
+    }
+
+    public func domainBlocks(viewer: Int64) async throws -> [String] {
+        try await read { [logger] connection in
+            var domains: [String] = []
+            for try await domain in try await connection.query(
+                "SELECT domain FROM user_domain_blocks WHERE user_id = \(viewer) ORDER BY domain", logger: logger
+            ).decode(String.self) {
+                domains.append(domain)
+            }
+            return domains
+        }
+    }
+
+    public func domainBlockers(ofHost host: String) async throws -> [(user: Int64, domain: String)] {
+        let domains = DomainName.covering(host)
+        guard !domains.isEmpty else { return [] }
+        return try await read { [logger] connection in
+            var found: [(user: Int64, domain: String)] = []
+            for try await (user, domain) in try await connection.query(
+                "SELECT user_id, domain FROM user_domain_blocks WHERE domain = ANY(\(domains))", logger: logger
+            ).decode((Int64, String).self) {
+                found.append((user, domain))
+            }
+            return found
+        }
     }
 
     public func blocks(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary> {

@@ -43,6 +43,7 @@ enum Schema {
         ("v28 deliveries", v28),
         ("v29 remote posts", v29),
         ("v30 remote avatars", v30),
+        ("v31 domain blocks", v31),
     ]
 
     static let v1 = """

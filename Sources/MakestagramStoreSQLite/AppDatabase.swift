@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MakestagramAPI
 import MakestagramStore
 import Synchronization
 
@@ -58,6 +59,13 @@ public struct AppDatabase: Sendable {
         caches.hiddenUsers.replaceAll(Dictionary(hidden, uniquingKeysWith: { first, _ in first }))
         caches.privateUsers.replaceAll(
             Set(try writer.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM users WHERE is_private = 1") }))
+        caches.blockedDomains.replaceAll(
+            Dictionary(
+                try writer.read { db in
+                    try Row.fetchAll(db, sql: "SELECT domain, severity FROM domain_blocks").compactMap { row in
+                        DomainBlockSeverity(rawValue: row["severity"]).map { (row["domain"] as String, $0) }
+                    }
+                }, uniquingKeysWith: { first, _ in first }))
         let key = try writer.write { db in
             try db.execute(
                 sql: "INSERT OR IGNORE INTO server_keys (name, value) VALUES ('media', ?)",
@@ -98,6 +106,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v24 deliveries", migrate: Schema.v24)
         migrator.registerMigration("v25 remote posts", migrate: Schema.v25)
         migrator.registerMigration("v26 remote avatars", migrate: Schema.v26)
+        migrator.registerMigration("v27 domain blocks", migrate: Schema.v27)
         return migrator
     }
 }

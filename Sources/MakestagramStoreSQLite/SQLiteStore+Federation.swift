@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
@@ -38,7 +39,7 @@ extension SQLiteStore {
             if let existing {
                 id = existing
                 let old = try Row.fetchOne(
-                    db, sql: "SELECT display_name, bio FROM users WHERE id = ?", arguments: [id])
+                    db, sql: "SELECT display_name, bio, is_private FROM users WHERE id = ?", arguments: [id])
                 try db.execute(
                     sql: "UPDATE users SET display_name = ?, bio = ?, search_key = ?, is_private = ? WHERE id = ?",
                     arguments: [document.displayName, document.bio, key, document.isPrivate, id])
@@ -46,6 +47,9 @@ extension SQLiteStore {
                     let profile = try Self.profile(db, column: "u.id", value: id, viewer: id)
                 {
                     try publishOnCommit(db, .profileChanged(user: profile.summary))
+                }
+                if let wasPrivate = old?["is_private"] as Bool?, wasPrivate != document.isPrivate {
+                    try publishOnCommit(db, .privacyChanged(user: id, isPrivate: document.isPrivate))
                 }
             } else {
                 try db.execute(
@@ -57,6 +61,7 @@ extension SQLiteStore {
                         document.username, document.displayName, document.bio, Self.now, key, document.isPrivate,
                     ])
                 id = db.lastInsertedRowID
+                if document.isPrivate { try publishOnCommit(db, .privacyChanged(user: id, isPrivate: true)) }
             }
             try db.execute(
                 sql: """
@@ -100,6 +105,20 @@ extension SQLiteStore {
                 userID: row["user_id"], username: row["username"], uri: row["uri"], inbox: row["inbox"],
                 sharedInbox: row["shared_inbox"], keyID: row["key_id"], publicKeyPEM: row["public_key_pem"],
                 profileURL: row["profile_url"], iconURL: row["icon_url"])
+        }
+    }
+
+    public func remoteUsers(onDomain domain: String) async throws -> [(id: Int64, username: String)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT u.id, u.username FROM remote_actors r JOIN users u ON u.id = r.user_id
+                    WHERE instr(u.username, ?) > 0 AND u.status <> 'deleting'
+                    """, arguments: [domain]
+            ).map { (id: $0["id"] as Int64, username: $0["username"] as String) }
+        }.filter { user in
+            DomainName.host(ofUsername: user.username).map { DomainName.covers(domain, host: $0) } ?? false
         }
     }
 

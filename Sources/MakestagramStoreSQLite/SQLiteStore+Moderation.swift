@@ -7,18 +7,19 @@ extension SQLiteStore {
     /// Writes one entry of the moderation log, naming the moderator and the user as they are now (the names stay
     /// when the accounts go).
     static func log(
-        _ db: Database, _ action: ModerationAction, moderator: Int64?, user: Int64?, post: Int64?, reason: String
+        _ db: Database, _ action: ModerationAction, moderator: Int64?, user: Int64?, post: Int64?, reason: String,
+        domain: String? = nil
     ) throws {
         try db.execute(
             sql: """
                 INSERT INTO moderation_log (created_at, moderator_id, moderator, action, user_id, username, post_id,
-                  reason)
+                  reason, domain)
                 VALUES (:now, :moderator, (SELECT username FROM users WHERE id = :moderator), :action, :user,
-                  (SELECT username FROM users WHERE id = :user), :post, :reason)
+                  (SELECT username FROM users WHERE id = :user), :post, :reason, :domain)
                 """,
             arguments: [
                 "now": now, "moderator": moderator, "action": action.rawValue, "user": user, "post": post,
-                "reason": reason,
+                "reason": reason, "domain": domain,
             ])
     }
 
@@ -170,9 +171,57 @@ extension SQLiteStore {
                         id: row["id"], createdAt: Date(timeIntervalSince1970: row["created_at"]),
                         moderator: row["moderator"],
                         action: row["action"],
-                        username: row["username"], postId: row["post_id"], reason: reason.isEmpty ? nil : reason)
+                        username: row["username"], postId: row["post_id"], reason: reason.isEmpty ? nil : reason,
+                        domain: row["domain"])
                 })
         }
+    }
+
+    public func setDomainBlock(domain: String, severity: DomainBlockSeverity?, moderator: Int64, reason: String)
+        async throws -> Bool
+    {
+        try await write { db in
+            let old = try String.fetchOne(
+                db, sql: "SELECT severity FROM domain_blocks WHERE domain = ?", arguments: [domain]
+            ).flatMap(DomainBlockSeverity.init(rawValue:))
+            guard old != severity else { return false }
+            if let severity {
+                try db.execute(
+                    sql: """
+                        INSERT INTO domain_blocks (domain, severity, reason, created_at) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (domain) DO UPDATE SET severity = excluded.severity, reason = excluded.reason,
+                          created_at = excluded.created_at
+                        """, arguments: [domain, severity.rawValue, reason, Self.now])
+            } else {
+                try db.execute(sql: "DELETE FROM domain_blocks WHERE domain = ?", arguments: [domain])
+            }
+            let action: ModerationAction =
+                switch severity {
+                case .suspend: .suspendDomain
+                case .limit: .limitDomain
+                case nil: .unblockDomain
+                }
+            try Self.log(db, action, moderator: moderator, user: nil, post: nil, reason: reason, domain: domain)
+            try publishOnCommit(db, .domainBlockChanged(domain: domain, severity: severity))
+            return true
+        }
+    }
+
+    public func domainBlocks() async throws -> [DomainBlock] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM domain_blocks ORDER BY created_at DESC, domain").compactMap {
+                row in
+                guard let severity = DomainBlockSeverity(rawValue: row["severity"]) else { return nil }
+                let reason: String = row["reason"]
+                return DomainBlock(
+                    domain: row["domain"], severity: severity, reason: reason.isEmpty ? nil : reason,
+                    createdAt: Date(timeIntervalSince1970: row["created_at"]))
+            }
+        }
+    }
+
+    public func domainSeverity(ofHost host: String) -> DomainBlockSeverity? {
+        database.caches.blockedDomains.severity(ofHost: host)
     }
 
     public var hiddenUsers: HiddenUsersSummary { database.caches.hiddenUsers.summary }

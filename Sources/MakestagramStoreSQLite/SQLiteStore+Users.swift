@@ -423,7 +423,7 @@ extension SQLiteStore {
         }
     }
 
-    public func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool {
+    public func setBlock(viewer: Int64, username: String, blocking: Bool, domain: String?) async throws -> Bool {
         try await write { db in
             guard let target = try Self.userID(db, username: username) else { throw StoreError.notFound("user") }
             if target == viewer { throw StoreError.cannotBlockSelf }
@@ -436,8 +436,8 @@ extension SQLiteStore {
             }
             // Someone the viewer is blocked by may still block them back: both blocks stand.
             try db.execute(
-                sql: "INSERT OR IGNORE INTO blocks (blocker_id, blocked_id, created_at) VALUES (?, ?, ?)",
-                arguments: [viewer, target, Self.now])
+                sql: "INSERT OR IGNORE INTO blocks (blocker_id, blocked_id, created_at, domain) VALUES (?, ?, ?, ?)",
+                arguments: [viewer, target, Self.now, domain])
             guard db.changesCount > 0 else { return true }
             for (follower, followee) in [(viewer, target), (target, viewer)] {
                 try Self.endRequest(db, requester: follower, target: followee, publish: publishOnCommit)
@@ -466,6 +466,52 @@ extension SQLiteStore {
             }
             try publishOnCommit(db, .blockChanged(blocker: viewer, blocked: target, blocking: true))
             return true
+        }
+    }
+
+    public func blockedByDomain(viewer: Int64, domain: String) async throws -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT u.username FROM blocks b JOIN users u ON u.id = b.blocked_id
+                    WHERE b.blocker_id = ? AND b.domain = ?
+                    """, arguments: [viewer, domain])
+        }
+    }
+
+    public func setDomainBlock(viewer: Int64, domain: String, blocking: Bool) async throws -> Bool {
+        try await write { db in
+            if blocking {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO user_domain_blocks (user_id, domain, created_at) VALUES (?, ?, ?)",
+                    arguments: [viewer, domain, Self.now])
+            } else {
+                try db.execute(
+                    sql: "DELETE FROM user_domain_blocks WHERE user_id = ? AND domain = ?", arguments: [viewer, domain])
+            }
+            return db.changesCount > 0
+        }
+    }
+
+    public func domainBlocks(viewer: Int64) async throws -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db, sql: "SELECT domain FROM user_domain_blocks WHERE user_id = ? ORDER BY domain", arguments: [viewer])
+        }
+    }
+
+    public func domainBlockers(ofHost host: String) async throws -> [(user: Int64, domain: String)] {
+        let domains = DomainName.covering(host)
+        guard !domains.isEmpty else { return [] }
+        let list = String(decoding: try JSONEncoder().encode(domains), as: UTF8.self)
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT user_id, domain FROM user_domain_blocks WHERE domain IN (SELECT value FROM json_each(?))
+                    """, arguments: [list]
+            ).map { (user: $0["user_id"], domain: $0["domain"]) }
         }
     }
 

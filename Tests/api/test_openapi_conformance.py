@@ -170,6 +170,12 @@ def test_every_response_matches_the_document(server, server_data):
     api.request("PUT", f"{v1}/users/conformblocked/follow", token=bob)
     api.request("DELETE", f"{v1}/users/conformblocked/block", token=bob)
     api.request("DELETE", f"{v1}/users/nobody/block", token=bob)
+    # Whole servers, blocked for oneself (nobody from there is known yet).
+    assert api.request("PUT", f"{v1}/me/domain-blocks/Spam.Example.", token=bob).json() == {
+        "domains": ["spam.example"]}
+    api.request("PUT", f"{v1}/me/domain-blocks/not a host", token=bob)
+    assert api.request("GET", f"{v1}/me/domain-blocks", token=bob).json() == {"domains": ["spam.example"]}
+    assert api.request("DELETE", f"{v1}/me/domain-blocks/spam.example", token=bob).json() == {"domains": []}
     # A private account: a follow request, approved; another declined; one that does not exist.
     private = sign_up("conformprivate")
     asker, other = sign_up("conformasker"), sign_up("conformother")
@@ -277,6 +283,23 @@ def test_every_response_matches_the_document(server, server_data):
     assert [entry["action"] for entry in log["items"]] == ["lift_suspension", "suspend"]
     api.request("GET", f"{v1}/moderation/log?cursor={log['nextCursor']}", token=alice)
     api.request("GET", v1 + "/moderation/log?cursor=bogus", token=alice)
+    # Whole servers, blocked for everyone.
+    blocks = api.request("PUT", f"{v1}/moderation/domain-blocks/spam.example", token=alice,
+                         json={"severity": "suspend", "reason": "spam"}).json()
+    assert [(b["domain"], b["severity"]) for b in blocks["blocks"]] == [("spam.example", "suspend")]
+    api.request("PUT", f"{v1}/moderation/domain-blocks/loud.example", token=alice, json={"severity": "limit"})
+    api.request("PUT", f"{v1}/moderation/domain-blocks/loud.example", token=alice, json={"severity": "silence"})
+    api.request("PUT", f"{v1}/moderation/domain-blocks/-bad-.example", token=alice, json={"severity": "limit"})
+    api.request("PUT", f"{v1}/moderation/domain-blocks/spam.example", token=bob, json={"severity": "limit"})
+    api.request("PUT", f"{v1}/moderation/domain-blocks/spam.example", token=alice, data="x",
+                headers={"Content-Type": "text/plain"})
+    assert len(api.request("GET", f"{v1}/moderation/domain-blocks", token=alice).json()["blocks"]) == 2
+    api.request("GET", f"{v1}/moderation/domain-blocks", token=bob)
+    api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=alice, json={"reason": "calmer"})
+    api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=bob)
+    log = api.request("GET", v1 + "/moderation/log?limit=3", token=alice).json()
+    assert [(e["action"], e.get("domain")) for e in log["items"]] == [
+        ("unblock_domain", "loud.example"), ("limit_domain", "loud.example"), ("suspend_domain", "spam.example")]
 
     # Third-party apps: registration, the consent page, a code, a token, its scopes, revocation.
     app = api.request("POST", v1 + "/apps", data={"client_name": "Frame", "redirect_uris": "https://frame.example/cb",

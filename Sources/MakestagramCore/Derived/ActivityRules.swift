@@ -115,7 +115,7 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                     writes.append(.removeActor(blocker, for: blocked))
                 }
             case .sessionEnded, .profileChanged, .imageChanged, .likeCountHiddenChanged, .activityChanged,
-                .privacyChanged, .changesMissed:
+                .privacyChanged, .domainBlockChanged, .changesMissed:
                 continue
             }
         }

@@ -47,6 +47,40 @@ package struct Moderation<S: Store>: Sendable {
         }
     }
 
+    /// The domain `raw` names (``DomainName/normalized(_:)``), or an invalid `domain` field.
+    static func domain(_ raw: String) throws -> String {
+        guard let domain = DomainName.normalized(raw) else {
+            throw UseCaseError.invalidField(
+                field: "domain", reason: "must be a server's host name, such as example.social")
+        }
+        return domain
+    }
+
+    /// Blocks another server and its subdomains for everyone here (`severity`), or lifts its block (nil), and
+    /// answers the blocks now standing. A suspension removes what its people made here (their posts, likes,
+    /// comments and follows, as when their server deletes their accounts) and federation refuses the server from
+    /// then on; a limit shows their posts only to those who follow them. Lifting a limit reads their documents again
+    /// (what they say of themselves stands again); lifting a suspension lets them be found again. Repeating a block
+    /// removes again what arrived while it was made.
+    package func blockDomain(
+        _ raw: String, severity: DomainBlockSeverity?, by user: UserSummary, reason: String?
+    ) async throws -> [DomainBlock] {
+        let moderator = try await moderator(user)
+        let domain = try Self.domain(raw)
+        try await store.setDomainBlock(
+            domain: domain, severity: severity, moderator: moderator.id, reason: try self.reason(reason))
+        let people = try await core.store.remoteUsers(onDomain: domain)
+        switch store.domainSeverity(ofHost: domain) {
+        case .suspend:
+            for person in people { try await core.accounts.deleteRemoteAccount(user: person.id) }
+        case .limit:
+            for person in people { _ = try await core.store.setPrivate(userID: person.id, isPrivate: true) }
+        case nil:
+            await core.remote.refresh(people.map(\.username))
+        }
+        return try await store.domainBlocks()
+    }
+
     /// Makes a user a moderator or not, as the server's operator (`makestagram admin`, on the server's machine:
     /// the first moderator cannot be made over the API). Logged as the operator's.
     package static func setModerator(_ username: String, moderator: Bool, on store: S) async throws {

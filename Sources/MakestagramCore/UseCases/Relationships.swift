@@ -73,4 +73,41 @@ package struct Relationships<S: Store>: Sendable {
             throw UseCaseError.conflict(.cannotBlockSelf, "You cannot block yourself.")
         }
     }
+
+    /// Makes `user` block the server `raw` names and its subdomains, or stop, and answers the servers they block. A
+    /// block blocks each of its people known here (``block(_:by:blocking:)``), and each met later as they are met;
+    /// lifting it lifts those blocks, and no block made one by one. Counted with follows.
+    package func blockDomain(_ raw: String, by user: Int64, blocking: Bool) async throws -> [String] {
+        try core.protection.take(.follows, user: user)
+        let domain = try Moderation<S>.domain(raw)
+        if blocking {
+            guard try await store.domainBlocks(viewer: user).count < Limits.maxDomainBlocks else {
+                throw UseCaseError.conflict(
+                    .tooManyDomainBlocks, "You block \(Limits.maxDomainBlocks) servers, the most one can.")
+            }
+            _ = try await store.setDomainBlock(viewer: user, domain: domain, blocking: true)
+            for person in try await core.store.remoteUsers(onDomain: domain) {
+                _ = try? await store.setBlock(viewer: user, username: person.username, blocking: true, domain: domain)
+            }
+        } else {
+            _ = try await store.setDomainBlock(viewer: user, domain: domain, blocking: false)
+            for username in try await store.blockedByDomain(viewer: user, domain: domain) {
+                _ = try? await store.setBlock(viewer: user, username: username, blocking: false, domain: nil)
+            }
+        }
+        return try await store.domainBlocks(viewer: user)
+    }
+
+    /// The servers `user` blocks, in alphabetical order.
+    package func domainBlocks(of user: Int64) async throws -> [String] {
+        try await store.domainBlocks(viewer: user)
+    }
+
+    /// Blocks `username`, someone just met on another server, for everyone here who blocks their server.
+    package func applyDomainBlocks(to username: String) async throws {
+        guard let host = DomainName.host(ofUsername: username) else { return }
+        for (user, domain) in try await store.domainBlockers(ofHost: host) {
+            _ = try? await store.setBlock(viewer: user, username: username, blocking: true, domain: domain)
+        }
+    }
 }

@@ -7,6 +7,8 @@ package protocol RemoteDirectory: Sendable {
     /// The username here (`user@host`) of the person `handle` names (`user@host`, `@user@host`, or their actor's
     /// URL), fetched from their server and kept; nil when it names nobody reachable.
     func resolve(_ handle: String) async throws -> String?
+    /// Reads the document of the person `username` (`user@host`) names again, and keeps what it says.
+    func refresh(_ username: String) async throws
 }
 
 /// The directory of people on other servers, set once federation is up.
@@ -35,6 +37,14 @@ package final class RemotePeople: Sendable {
         guard !handles.isEmpty, directory.withLock({ $0 }) != nil else { return }
         await withTaskGroup(of: Void.self) { group in
             for handle in handles { group.addTask { _ = await self.resolve(handle) } }
+        }
+    }
+
+    /// Reads again what the servers of `usernames` say of them, all at once; those that do not answer stay as they are.
+    package func refresh(_ usernames: [String]) async {
+        guard !usernames.isEmpty, let directory = directory.withLock({ $0 }) else { return }
+        await withTaskGroup(of: Void.self) { group in
+            for username in usernames { group.addTask { try? await directory.refresh(username) } }
         }
     }
 

@@ -45,6 +45,10 @@ extension Federation {
             throw InboxRefusal.bad("the activity names no actor")
         }
         if isLocal(actorURI) { throw InboxRefusal.unauthorized("the actor is on this server") }
+        // Nothing is taken from a suspended server, before anything is read or fetched on its behalf.
+        if severity(of: actorURI) == .suspend || severity(of: signature.keyID) == .suspend {
+            throw InboxRefusal.forbidden("the moderators here suspended the actor's server")
+        }
         // A server tells every server it knows that one of its people is gone; of someone never met here there is
         // nothing to delete (and their document, gone, could not be fetched to check the signature).
         if activity["type"] as? String == "Delete", Self.id(of: activity["object"]) == actorURI,
@@ -100,9 +104,11 @@ extension Federation {
         } catch {
             throw InboxRefusal.unauthorized("the actor \(uri) cannot be fetched: \(error)")
         }
-        guard let parsed = parseActor(document, fetchedFrom: uri) else {
+        guard var parsed = parseActor(document, fetchedFrom: uri) else {
             throw InboxRefusal.unauthorized("the document at \(uri) is not a usable actor")
         }
+        // The people of a limited server are seen as a private account's are: by those who follow them.
+        if severity(of: uri) == .limit { parsed.isPrivate = true }
         let before = try await store.remoteActor(uri: uri)
         let saved = try await store.saveRemoteActor(parsed)
         remoteActors.forget(uri: uri)
@@ -110,6 +116,7 @@ extension Federation {
         guard let actor = try await store.remoteActor(uri: saved.uri) else {
             throw InboxRefusal.forbidden("the actor \(uri) is suspended here")
         }
+        if before == nil { try await core.relationships.applyDomainBlocks(to: actor.username) }
         if parsed.iconURL != before?.iconURL { await keepAvatar(of: actor) }
         return actor
     }

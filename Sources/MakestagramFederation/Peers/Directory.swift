@@ -22,11 +22,20 @@ extension Federation: RemoteDirectory {
                 !host.hasPrefix("."), !host.hasSuffix(".")
             else { return nil }
             if host == options.domain { return user }
+            if store.domainSeverity(ofHost: String(host.split(separator: ":").first ?? "")) == .suspend { return nil }
             if let known = try await store.profile(username: "\(user)@\(host)", viewer: 0) { return known.username }
             uri = try await webfinger(user: user, host: host)
         }
         if let known = try await store.remoteActor(uri: uri) { return known.username }
+        if severity(of: uri) == .suspend { return nil }
         return try await fetchActor(uri).username
+    }
+
+    package func refresh(_ username: String) async throws {
+        guard let profile = try await store.profile(username: username, viewer: 0),
+            let actor = try await store.remoteActor(user: profile.summary.id)
+        else { return }
+        _ = try await fetchActor(actor.uri)
     }
 
     /// The actor id WebFinger on `host` gives for `user@host`. Plain HTTP only for a host on a private address, and

@@ -41,6 +41,8 @@ public struct PeerPolicy: Sendable {
         case badHost
         case unresolvable(String)
         case privateAddress(String)
+        /// The moderators here suspended the server.
+        case suspended(String)
 
         public var description: String {
             switch self {
@@ -49,6 +51,7 @@ public struct PeerPolicy: Sendable {
             case .badHost: "the URL has no usable host"
             case .unresolvable(let host): "\(host) does not resolve"
             case .privateAddress(let host): "\(host) is a private address"
+            case .suspended(let host): "the moderators here suspended \(host)"
             }
         }
     }

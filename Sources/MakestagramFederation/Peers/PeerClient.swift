@@ -53,10 +53,18 @@ public final class PeerClient: Sendable {
     public var maxDocumentBytes: Int { 1 << 20 }
     /// How long one exchange may take.
     public let timeout: TimeAmount
+    /// Whether a host is on a server the moderators suspended: nothing is fetched from it or sent to it.
+    let isSuspended: @Sendable (String) -> Bool
 
-    public init(policy: PeerPolicy, timeout: TimeAmount = .seconds(10)) {
+    public init(
+        policy: PeerPolicy, timeout: TimeAmount = .seconds(10),
+        isSuspended: @escaping @Sendable (String) -> Bool = {
+            _ in false
+        }
+    ) {
         self.policy = policy
         self.timeout = timeout
+        self.isSuspended = isSuspended
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: timeout))
         configuration.decompression = .disabled
@@ -80,6 +88,7 @@ public final class PeerClient: Sendable {
     /// checked less than ``recheckAfter`` ago is not resolved again; resolving (which blocks) runs on NIO's thread
     /// pool, so that a slow name server holds up nobody else.
     private func client(for url: URL) async throws -> HTTPClient {
+        if let host = url.host(percentEncoded: false), isSuspended(host) { throw Failure.refused(.suspended(host)) }
         let now = ContinuousClock.now
         let scheme = url.scheme?.lowercased()
         if !policy.allowPrivatePeers, scheme == "https" || (scheme == "http" && !policy.requiresHTTPS), url.user == nil,

@@ -46,6 +46,9 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("accounts/:id/block") { try await block($0, $1, blocking: true) }
         routes.post("accounts/:id/unblock") { try await block($0, $1, blocking: false) }
         routes.get("blocks", use: blocks)
+        routes.get("domain_blocks", use: domainBlocks)
+        routes.post("domain_blocks") { try await blockDomain($0, $1, blocking: true) }
+        routes.delete("domain_blocks") { try await blockDomain($0, $1, blocking: false) }
         routes.get("follow_requests", use: followRequests)
         routes.post("follow_requests/:id/authorize") { try await answer($0, $1, approve: true) }
         routes.post("follow_requests/:id/reject") { try await answer($0, $1, approve: false) }
@@ -336,6 +339,27 @@ struct MastodonController<S: Store>: Sendable {
     /// `GET /api/v1/blocks`: the accounts the user blocks, most recently blocked first.
     @Sendable func blocks(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         try await accountList(request, context) { try await store.blocks(viewer: $0, page: $1) }
+    }
+
+    /// `GET /api/v1/domain_blocks`: the servers the user blocks, as host names, all on one page.
+    @Sendable func domainBlocks(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        return try MastodonResponse(try await core.relationships.domainBlocks(of: mapper.viewer))
+    }
+
+    /// `POST /api/v1/domain_blocks` and `DELETE`, `domain` in the form (or the query): the user blocks a server or
+    /// stops; answers `{}`.
+    func blockDomain(_ request: Request, _ context: AppRequestContext, blocking: Bool) async throws
+        -> MastodonResponse
+    {
+        let mapper = try mapper(request, context)
+        let query = try request.queryText("domain")
+        let form = try await OAuthForm.read(request)
+        guard let domain = form["domain"] ?? query else {
+            throw APIError.invalidField(field: "domain", reason: "is required")
+        }
+        _ = try await core.relationships.blockDomain(domain, by: mapper.viewer, blocking: blocking)
+        return try MastodonResponse([String: String]())
     }
 
     // MARK: Statuses

@@ -22,6 +22,9 @@ struct ModerationController<S: Store>: Sendable {
         routes.post("moderation/users/:username/suspend") { try await suspend($0, $1, suspended: true) }
         routes.post("moderation/users/:username/unsuspend") { try await suspend($0, $1, suspended: false) }
         routes.get("moderation/log", use: log)
+        routes.get("moderation/domain-blocks", use: domainBlocks)
+        routes.put("moderation/domain-blocks/:domain", use: blockDomain)
+        routes.delete("moderation/domain-blocks/:domain", use: unblockDomain)
         return routes
     }
 
@@ -75,4 +78,32 @@ struct ModerationController<S: Store>: Sendable {
         let page = try request.pageRequest(list: "moderation log")
         return try await store.moderationLog(page: page).forwardPage("moderation log")
     }
+
+    @Sendable func domainBlocks(_ request: Request, context: AppRequestContext) async throws -> ServerBlocks {
+        _ = try await moderator(context)
+        return ServerBlocks(blocks: try await store.domainBlocks())
+    }
+
+    @Sendable func blockDomain(_ request: Request, context: AppRequestContext) async throws -> ServerBlocks {
+        let user = try context.requireUser()
+        let body = try await request.decodeJSON(DomainBlockRequest.self)
+        let domain = context.parameters.get("domain") ?? ""
+        let blocks = try await moderation.blockDomain(domain, severity: body.severity, by: user, reason: body.reason)
+        context.logger.notice(
+            "server blocked",
+            metadata: ["domain": "\(domain)", "severity": "\(body.severity.rawValue)", "moderator": "\(user.id)"])
+        return ServerBlocks(blocks: blocks)
+    }
+
+    @Sendable func unblockDomain(_ request: Request, context: AppRequestContext) async throws -> ServerBlocks {
+        let user = try context.requireUser()
+        let domain = context.parameters.get("domain") ?? ""
+        let blocks = try await moderation.blockDomain(
+            domain, severity: nil, by: user, reason: try await reason(request))
+        context.logger.notice("server unblocked", metadata: ["domain": "\(domain)", "moderator": "\(user.id)"])
+        return ServerBlocks(blocks: blocks)
+    }
 }
+
+extension ServerBlocks: ResponseEncodable {}
+extension BlockedServers: ResponseEncodable {}

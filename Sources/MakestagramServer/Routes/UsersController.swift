@@ -25,6 +25,9 @@ struct UsersController<S: Store>: Sendable {
         routes.put("users/:username/block") { try await block($0, $1, blocking: true) }
         routes.delete("users/:username/block") { try await block($0, $1, blocking: false) }
         routes.get("me/blocks", use: blocks)
+        routes.get("me/domain-blocks", use: domainBlocks)
+        routes.put("me/domain-blocks/:domain") { try await blockDomain($0, $1, blocking: true) }
+        routes.delete("me/domain-blocks/:domain") { try await blockDomain($0, $1, blocking: false) }
         routes.get("me/follow-requests", use: followRequests)
         routes.post("me/follow-requests/:username/approve") { try await answer($0, $1, approve: true) }
         routes.post("me/follow-requests/:username/decline") { try await answer($0, $1, approve: false) }
@@ -110,6 +113,18 @@ struct UsersController<S: Store>: Sendable {
         let page = try request.pageRequest(list: "blocks")
         let viewer = try context.requireUser()
         return try await store.blocks(viewer: viewer.id, page: page).forwardPage("blocks")
+    }
+
+    /// The servers the viewer blocks for themselves, in alphabetical order.
+    @Sendable func domainBlocks(_ request: Request, context: AppRequestContext) async throws -> BlockedServers {
+        BlockedServers(domains: try await core.relationships.domainBlocks(of: try context.requireUser().id))
+    }
+
+    func blockDomain(_ request: Request, _ context: AppRequestContext, blocking: Bool) async throws -> BlockedServers {
+        let viewer = try context.requireUser()
+        let domain = context.parameters.get("domain") ?? ""
+        return BlockedServers(
+            domains: try await core.relationships.blockDomain(domain, by: viewer.id, blocking: blocking))
     }
 
     /// Those who asked to follow the viewer's private account and wait for an answer, oldest first.

@@ -22,6 +22,8 @@ package final class StoreCaches: Sendable {
     package let blockPartners = BlockPartners()
     /// The private accounts; loaded by the store when it opens.
     package let privateUsers = PrivateUsers()
+    /// The servers the moderators block; loaded by the store when it opens.
+    package let blockedDomains = BlockedDomains()
     /// The key of the signed URLs of private accounts' photos, read from the database by the store when it opens
     /// (until then, one of this process's own).
     private let signing = Mutex(MediaSigning(key: MediaSigning.newKey()))
@@ -136,6 +138,9 @@ package final class StoreCaches: Sendable {
         case .activityChanged:
             // No cache holds activity: every page and count is read from the store.
             return
+        case .domainBlockChanged(let domain, let severity):
+            // What the server's people made here leaves as their own changes (removals, privacy).
+            blockedDomains.set(domain, severity)
         case .changesMissed:
             removeAll()
         }

@@ -13,7 +13,7 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
             profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged,
-            blockChanged, followRequestChanged, privacyChanged
+            blockChanged, followRequestChanged, privacyChanged, domainBlockChanged
     }
 
     package var kind: Kind
@@ -164,6 +164,11 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             self.init(kind: .userRestored)
             target = user
             username = name
+        case .domainBlockChanged(let domain, let severity):
+            // The domain as the username, and the severity as the caption (none: lifted).
+            self.init(kind: .domainBlockChanged)
+            username = domain
+            caption = severity?.rawValue
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -249,6 +254,9 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         case .userRestored:
             guard let target else { return nil }
             return .userRestored(user: target, username: username ?? "")
+        case .domainBlockChanged:
+            guard let username else { return nil }
+            return .domainBlockChanged(domain: username, severity: caption.flatMap(DomainBlockSeverity.init(rawValue:)))
         }
     }
 

@@ -153,6 +153,8 @@ public protocol FederationStoring: Sendable {
     func remoteActor(uri: String) async throws -> RemoteActor?
     /// The remote person whose row among the users is `user`; nil for a local one.
     func remoteActor(user: Int64) async throws -> RemoteActor?
+    /// The people here from the server `domain` or its subdomains, by ID with their usernames.
+    func remoteUsers(onDomain domain: String) async throws -> [(id: Int64, username: String)]
     /// The inboxes that reach every remote follower of `user`, each once (shared inboxes where servers have them).
     func remoteFollowerInboxes(of user: Int64) async throws -> [String]
 

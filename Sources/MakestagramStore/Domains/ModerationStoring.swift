@@ -21,6 +21,15 @@ public protocol ModerationStoring: Sendable {
     /// ``StoreEvent/userRestored(user:username:)``. Throws `notFound` for an unknown or deleted username, `forbidden` for
     /// suspending oneself or another moderator; a change that changes nothing is not logged.
     func setSuspended(username: String, suspended: Bool, moderator: Int64, reason: String) async throws
+    /// Blocks another server and its subdomains for everyone here (`severity`), or lifts its block (nil); logged with
+    /// the domain, and published as ``StoreEvent/domainBlockChanged(domain:severity:)``. False, and nothing logged,
+    /// when it changes nothing. What the server's people made here is the caller's to remove.
+    func setDomainBlock(domain: String, severity: DomainBlockSeverity?, moderator: Int64, reason: String) async throws
+        -> Bool
+    /// The servers the moderators block, most recently blocked first.
+    func domainBlocks() async throws -> [DomainBlock]
+    /// The strongest moderators' block covering `host`, from memory (``BlockedDomains``).
+    func domainSeverity(ofHost host: String) -> DomainBlockSeverity?
     /// The moderation log, newest first.
     func moderationLog(page: PageRequest) async throws -> PageResult<ModerationEntry>
 

@@ -57,7 +57,18 @@ public protocol PeopleStoring: Sendable {
     /// comments on the viewer's posts (each published as its own change, counts exact), then publishes
     /// ``StoreEvent/blockChanged(blocker:blocked:blocking:)``. An unblock restores nothing. Throws `notFound` or
     /// `cannotBlockSelf`.
-    func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool
+    /// A block made by a block of a whole server (`domain`) is marked with it: lifting that block lifts it (an
+    /// individual block already standing keeps no mark).
+    func setBlock(viewer: Int64, username: String, blocking: Bool, domain: String?) async throws -> Bool
+    /// The usernames `viewer` blocks because they block the server `domain`.
+    func blockedByDomain(viewer: Int64, domain: String) async throws -> [String]
+    /// Records that `viewer` blocks the server `domain` (and its subdomains), or no longer does; false when that
+    /// changes nothing. The blocks of its people are the caller's to make or lift.
+    func setDomainBlock(viewer: Int64, domain: String, blocking: Bool) async throws -> Bool
+    /// The servers `viewer` blocks, in alphabetical order.
+    func domainBlocks(viewer: Int64) async throws -> [String]
+    /// The users who block a server covering `host`, each with the domain they block.
+    func domainBlockers(ofHost host: String) async throws -> [(user: Int64, domain: String)]
     /// Those `viewer` blocks, most recently blocked first.
     func blocks(viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>
     /// Which of `users` `viewer` blocks, and which of them block `viewer`.
@@ -73,4 +84,11 @@ public protocol PeopleStoring: Sendable {
     /// Those `username` follows, most recent first, but `viewer`'s block partners. Nil when there is no such user,
     /// or they block `viewer`.
     func following(username: String, viewer: Int64, page: PageRequest) async throws -> PageResult<UserSummary>?
+}
+
+extension PeopleStoring {
+    /// Makes `viewer` block or unblock `username` on their own (``setBlock(viewer:username:blocking:domain:)``).
+    public func setBlock(viewer: Int64, username: String, blocking: Bool) async throws -> Bool {
+        try await setBlock(viewer: viewer, username: username, blocking: blocking, domain: nil)
+    }
 }
