@@ -115,6 +115,57 @@ def test_a_moderator_removes_a_reported_post_and_suspends_its_author(browsers, s
     assert answer.status_code == 200
 
 
+def test_servers_are_blocked_by_a_moderator_for_everyone_and_by_a_person_for_themselves(browsers, sign_up,
+                                                                                         server_data):
+    moderator, person = sign_up("servermod"), sign_up("serverperson")
+    grant(server_data, moderator.username)
+    mod = browsers()
+    mod.log_in(moderator)
+    mod.open("/moderation")
+    mod.wait_until(lambda: "No server is blocked" in mod.text("main"))
+    mod.type("#server-domain", "Spam.Example.")
+    mod.click("form[aria-label='Block a server'] button[type=submit]")
+    mod.type("#moderation-reason", "Spam waves")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: "spam.example" in mod.text(".server-blocks"))
+    assert "Suspended" in mod.text(".server-blocks") and "“Spam waves”" in mod.text(".server-blocks")
+    mod.type("#server-domain", "loud.example")
+    mod.find("#server-severity").send_keys("L")  # Limit
+    mod.click("form[aria-label='Block a server'] button[type=submit]")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: "loud.example" in mod.text(".server-blocks"))
+    assert moderator.api("GET", "/moderation/domain-blocks")["blocks"][0] == {
+        **moderator.api("GET", "/moderation/domain-blocks")["blocks"][0], "domain": "loud.example",
+        "severity": "limit"}
+    mod.wait_until(lambda: "limited the server loud.example" in mod.text(".moderation-log"))
+    assert "suspended the server spam.example" in mod.text(".moderation-log")
+    assert mod.accessibility_violations() == []
+    mod.screenshot("moderation-servers")
+    mod.click("button[aria-label='Lift the block of spam.example']")
+    mod.click("dialog form button[type=submit]")
+    mod.wait_until(lambda: "spam.example" not in mod.text(".server-blocks"))
+    assert [b["domain"] for b in moderator.api("GET", "/moderation/domain-blocks")["blocks"]] == ["loud.example"]
+
+    mine = browsers(width=390, height=844)
+    mine.log_in(person)
+    mine.open("/settings")
+    mine.wait_until(lambda: "You block no server" in mine.text("main"))
+    mine.type("#block-server", "not a server")
+    mine.click("form[aria-label='Block a server'] button[type=submit]")
+    mine.click("dialog .dialog-actions button.danger")
+    mine.wait_until(lambda: "host name" in mine.text("#servers-title ~ form .form-error"))
+    mine.allowed_errors = ("status of 422",)
+    mine.find("#block-server").clear()
+    mine.type("#block-server", "rude.example")
+    mine.click("form[aria-label='Block a server'] button[type=submit]")
+    mine.click("dialog .dialog-actions button.danger")
+    mine.wait_until(lambda: "rude.example" in mine.text(".server-list"))
+    assert person.api("GET", "/me/domain-blocks") == {"domains": ["rude.example"]}
+    mine.click("button[aria-label='Unblock rude.example']")
+    mine.wait_until(lambda: "You block no server" in mine.text("main"))
+    assert person.api("GET", "/me/domain-blocks") == {"domains": []}
+
+
 def test_an_app_you_authorised_is_listed_in_settings_and_revoked_there(browsers, sign_up, server):
     person = sign_up("appuser")
     registered = requests.post(f"{server}/api/v1/apps", timeout=30, data={

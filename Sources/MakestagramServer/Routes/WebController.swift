@@ -23,7 +23,8 @@ struct WebController: Sendable {
 
     /// The paths the browser-side router knows; each answers with `index.html`.
     static let pages = [
-        "", "login", "signup", "new", "search", "activity", "settings", "u/:username", "p/:id", "t/:tag",
+        "", "login", "signup", "new", "search", "activity", "settings", "moderation", "u/:username", "p/:id",
+        "t/:tag",
     ]
 
     /// Reads the client's files (MakestagramWeb); `maxUploadBytes` and `maxPhotosPerPost` go into its constants, so

@@ -1,6 +1,6 @@
 // The moderators' page: the reports queue (oldest waiting report first) with its actions — dismiss the reports,
-// remove the post, suspend its author — lifting a suspension, and the moderation log. Each action asks for a reason
-// that the log keeps.
+// remove the post, suspend its author — lifting a suspension, other servers suspended or limited, and the moderation
+// log. Each action asks for a reason that the log keeps.
 
 import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
@@ -15,7 +15,13 @@ const ACTIONS = {
   lift_suspension: (user) => `lifted the suspension of ${user}`,
   grant_moderator: (user) => `made ${user} a moderator`,
   revoke_moderator: (user) => `stopped ${user} being a moderator`,
+  suspend_domain: (user, post, domain) => `suspended the server ${domain}`,
+  limit_domain: (user, post, domain) => `limited the server ${domain}`,
+  unblock_domain: (user, post, domain) => `lifted the block of the server ${domain}`,
 };
+
+/** What each severity of a server's block does, as the form offers it. */
+const SEVERITIES = { suspend: "Suspend", limit: "Limit" };
 
 /** Asks for a reason, then does `action(reason)`; the dialog shows what the server refused. */
 function withReason(title, submitLabel, action) {
@@ -140,7 +146,7 @@ export function moderationView(root, { navigate }) {
   function entry(item) {
     const user = item.username ? `@${item.username}` : "a deleted account";
     const post = item.postId ? `post ${item.postId}` : "a post";
-    const what = ACTIONS[item.action]?.(user, post) ?? `${item.action} ${user}`;
+    const what = ACTIONS[item.action]?.(user, post, item.domain) ?? `${item.action} ${user}`;
     return h(
       "li.log-entry",
       {},
@@ -189,6 +195,92 @@ export function moderationView(root, { navigate }) {
     load(true);
   });
 
+  const servers = h("ul.session-list.server-blocks", { "aria-labelledby": "servers-title" });
+  const serversStatus = h("div.list-status", { role: "status" });
+  function showServers(blocks) {
+    replace(servers, blocks.map(serverRow));
+    serversStatus.textContent = blocks.length ? "" : "No server is blocked.";
+  }
+  function serverRow(block) {
+    const lift = h(
+      "button.button.secondary.compact",
+      { type: "button", "aria-label": `Lift the block of ${block.domain}` },
+      "Lift",
+    );
+    lift.addEventListener("click", async () => {
+      let blocks = null;
+      const lifted = await withReason(`Lift the block of ${block.domain}?`, "Lift", async (reason) => {
+        blocks = (await api.request("DELETE", `/moderation/domain-blocks/${encodeURIComponent(block.domain)}`, { json: { reason } })).blocks;
+      });
+      if (!lifted) return;
+      showServers(blocks);
+      toast(`${block.domain} is no longer blocked.`);
+      loadLog(true);
+    });
+    return h(
+      "li.session",
+      {},
+      h(
+        "div.session-text",
+        {},
+        h("strong", {}, block.domain),
+        h("span.muted.session-detail", {}, block.severity === "suspend" ? "Suspended" : "Limited", block.reason ? ` — “${block.reason}”` : "", " · ", timeElement(block.createdAt)),
+      ),
+      lift,
+    );
+  }
+  async function loadServers() {
+    try {
+      showServers((await api.get("/moderation/domain-blocks")).blocks);
+    } catch (problem) {
+      if (problem.code !== code.forbidden) replace(serversStatus, retryLine("the blocked servers", problem, loadServers));
+    }
+  }
+  const serverDomain = field("server-domain", "Server", { autocomplete: "off", autocapitalize: "none", spellcheck: false, required: true, maxlength: 253, placeholder: "example.social" });
+  const severity = h(
+    "select.input",
+    { id: "server-severity", name: "severity", "aria-describedby": "server-severity-hint" },
+    Object.entries(SEVERITIES).map(([value, label]) => h("option", { value }, label)),
+  );
+  const serverError = h("p.form-error", { role: "alert" });
+  const serverForm = h(
+    "form.stack.settings-form",
+    { "aria-label": "Block a server" },
+    serverDomain.element,
+    h(
+      "div.field",
+      {},
+      h("label", { for: "server-severity" }, "What it does"),
+      severity,
+      h(
+        "p.hint.muted",
+        { id: "server-severity-hint" },
+        "Suspend refuses everything from the server and removes its people's posts, likes, comments and follows " +
+          "here. Limit shows their posts only to those who follow them.",
+      ),
+    ),
+    serverError,
+    h("button.button.danger", { type: "submit" }, "Block server"),
+  );
+  serverForm.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const domain = serverDomain.input.value.trim();
+    if (!domain) return;
+    serverError.textContent = "";
+    let blocks = null;
+    const verb = severity.value === "suspend" ? "Suspend" : "Limit";
+    const done = await withReason(`${verb} ${domain}?`, verb, async (reason) => {
+      blocks = (await api.put(`/moderation/domain-blocks/${encodeURIComponent(domain)}`, { severity: severity.value, reason })).blocks;
+    }).catch((problem) => {
+      serverError.textContent = problem.message;
+    });
+    if (!done) return;
+    serverForm.reset();
+    showServers(blocks);
+    toast(`${blocks[0]?.domain ?? domain} is ${verb === "Suspend" ? "suspended" : "limited"}.`);
+    loadLog(true);
+  });
+
   replace(
     root,
     h(
@@ -204,10 +296,20 @@ export function moderationView(root, { navigate }) {
         more,
       ),
       h("section.settings-section", {}, h("h2.section-heading", {}, "Suspended users"), liftForm),
+      h(
+        "section.settings-section",
+        {},
+        h("h2.section-heading", { id: "servers-title" }, "Other servers"),
+        h("p.muted", {}, "A block covers the server's subdomains too."),
+        serverForm,
+        serversStatus,
+        servers,
+      ),
       h("section.settings-section", {}, h("h2.section-heading", { id: "log-title" }, "Moderation log"), log, logStatus, logMore),
     ),
   );
   load(true);
+  loadServers();
   loadLog(true);
   return () => {
     stopped = true;

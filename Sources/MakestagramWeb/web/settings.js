@@ -1,5 +1,6 @@
 // Settings: change your password (every other session is logged out at once), where you are logged in (each
-// session with a Log out button), whom you mute and block, the apps you let in, your data, and deleting your account.
+// session with a Log out button), whom you mute and block, the servers you block, the apps you let in, your data,
+// and deleting your account.
 
 import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
@@ -109,6 +110,89 @@ function relationSection(kind) {
     {},
     h("h2.section-heading", { id: titleID }, words.title),
     h("p.muted", {}, words.about),
+    status,
+    list,
+  );
+}
+
+/** The other servers the user blocks for themselves: a form to block one, and each with an Unblock button. */
+function serversSection() {
+  const list = h("ul.session-list.server-list", { "aria-labelledby": "servers-title" });
+  const status = h("div.list-status", { role: "status" });
+  const domain = field("block-server", "Server", {
+    autocomplete: "off",
+    autocapitalize: "none",
+    spellcheck: false,
+    required: true,
+    maxlength: 253,
+    placeholder: "example.social",
+  });
+  const error = h("p.form-error", { role: "alert" });
+  const submit = h("button.button.secondary", { type: "submit" }, "Block server");
+  const form = h("form.stack.settings-form", { "aria-label": "Block a server" }, domain.element, error, submit);
+  function show(domains) {
+    replace(list, domains.map(row));
+    status.textContent = domains.length ? "" : "You block no server.";
+  }
+  function row(name) {
+    const undo = h("button.button.secondary.compact", { type: "button", "aria-label": `Unblock ${name}` }, "Unblock");
+    undo.addEventListener("click", async () => {
+      undo.disabled = true;
+      try {
+        show((await api.delete(`/me/domain-blocks/${encodeURIComponent(name)}`)).domains);
+        store.followsChanged();
+        toast(`You unblocked ${name}. Blocks you made one by one stay.`);
+      } catch (problem) {
+        undo.disabled = false;
+        toast(`Couldn't unblock ${name}: ${problem.message}`, { error: true });
+      }
+    });
+    return h("li.session", {}, h("div.session-text", {}, h("strong", {}, name)), undo);
+  }
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = domain.input.value.trim();
+    if (!name) return;
+    error.textContent = "";
+    const sure = await confirmDialog(
+      `Block ${name}?`,
+      "Everyone on that server is blocked for you, now and as they come: follows between you end, and their likes " +
+        "and comments on your posts go. They are not told.",
+      "Block server",
+      { danger: true },
+    );
+    if (!sure) return;
+    submit.disabled = true;
+    try {
+      show((await api.put(`/me/domain-blocks/${encodeURIComponent(name)}`)).domains);
+      form.reset();
+      store.followsChanged();
+      toast(`You block ${name}.`);
+    } catch (problem) {
+      error.textContent = problem.message;
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  async function load() {
+    status.textContent = "Loading…";
+    try {
+      show((await api.get("/me/domain-blocks")).domains);
+    } catch (problem) {
+      replace(status, retryLine("the servers you block", problem, load));
+    }
+  }
+  load();
+  return h(
+    "section.settings-section",
+    {},
+    h("h2.section-heading", { id: "servers-title" }, "Blocked servers"),
+    h(
+      "p.muted",
+      {},
+      "Block a whole server (and its subdomains): you and its people no longer see or reach each other.",
+    ),
+    form,
     status,
     list,
   );
@@ -400,6 +484,7 @@ export function settingsView(root, { logOut, endSession }) {
       ),
       relationSection("mute"),
       relationSection("block"),
+      serversSection(),
       appsSection(),
       store.me?.isModerator
         ? h(
