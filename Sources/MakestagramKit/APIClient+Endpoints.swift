@@ -152,6 +152,22 @@ extension APIClient {
         try await send(.delete, "/users/\(Self.segment(username))/block")
     }
 
+    /// Blocks a whole server (and its subdomains) for the viewer: each of its people known here and each met later;
+    /// answers the servers the viewer blocks.
+    public func blockServer(_ domain: String) async throws -> BlockedServers {
+        try await send(.put, "/me/domain-blocks/\(Self.segment(domain))")
+    }
+
+    /// Stops blocking a server: the blocks it made are lifted, those made one by one stay.
+    public func unblockServer(_ domain: String) async throws -> BlockedServers {
+        try await send(.delete, "/me/domain-blocks/\(Self.segment(domain))")
+    }
+
+    /// The servers the viewer blocks, in alphabetical order.
+    public func blockedServers() async throws -> BlockedServers {
+        try await send(.get, "/me/domain-blocks")
+    }
+
     /// The people the viewer blocks, most recently blocked first.
     public func blockedUsers(cursor: String? = nil, limit: Int? = nil) async throws -> Page<UserSummary> {
         try await send(.get, "/me/blocks", query: Self.paging(cursor, limit))
@@ -334,6 +350,26 @@ extension APIClient {
     public func unsuspend(_ username: String, reason: String? = nil) async throws {
         try await sendWithoutAnswer(
             .post, "/moderation/users/\(Self.segment(username))/unsuspend", json: ModerationRequest(reason: reason))
+    }
+
+    /// The servers the moderators block for everyone, most recently blocked first (moderators only).
+    public func serverBlocks() async throws -> ServerBlocks {
+        try await send(.get, "/moderation/domain-blocks")
+    }
+
+    /// Suspends or limits another server (and its subdomains) for everyone here.
+    public func moderateServer(_ domain: String, severity: DomainBlockSeverity, reason: String? = nil) async throws
+        -> ServerBlocks
+    {
+        try await send(
+            .put, "/moderation/domain-blocks/\(Self.segment(domain))",
+            json: DomainBlockRequest(severity: severity, reason: reason))
+    }
+
+    /// Lifts the moderators' block of a server.
+    public func liftServerBlock(_ domain: String, reason: String? = nil) async throws -> ServerBlocks {
+        try await send(
+            .delete, "/moderation/domain-blocks/\(Self.segment(domain))", json: ModerationRequest(reason: reason))
     }
 
     /// What moderators (and the server's operator) did, newest first.

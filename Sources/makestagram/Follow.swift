@@ -92,6 +92,47 @@ struct Unblock: AsyncParsableCommand {
     }
 }
 
+/// `makestagram block-server DOMAIN`: blocks a whole server for you.
+struct BlockServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "block-server",
+        abstract: "Block a whole server (and its subdomains) for yourself: each of its people, now and as they come.",
+        discussion: "`makestagram unblock-server DOMAIN` lifts it; blocks you made one by one stay.")
+
+    @Argument(help: "The server's host name, such as example.social.") var domain: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            let servers = try await context.app.client.blockServer(domain)
+            let name = DomainName.normalized(domain) ?? domain
+            Output.line("You block \(name) (\(servers.domains.count) server(s) in all). Its people are not told.")
+        }
+    }
+}
+
+/// `makestagram unblock-server DOMAIN`; with no domain, lists the servers you block.
+struct UnblockServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unblock-server", abstract: "Stop blocking a server, or list the servers you block.")
+
+    @Argument(help: "The server to unblock; leave it out to list the servers you block.") var domain: String?
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            guard let domain else {
+                let servers = try await context.app.client.blockedServers().domains
+                Output.line(servers.isEmpty ? "You block no server." : "You block:")
+                for server in servers { Output.line("  \(server)") }
+                return
+            }
+            _ = try await context.app.client.unblockServer(domain)
+            Output.line("You no longer block \(domain). Blocks you made one by one stay.")
+        }
+    }
+}
+
 /// Undoes a mute or block (`verb`) of `username`, or with no name lists whom the user mutes or blocks.
 private func undoOrList(
     _ username: String?, verb: (present: String, undone: String), options: ClientOptions,

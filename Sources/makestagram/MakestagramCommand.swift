@@ -35,7 +35,7 @@ struct MakestagramCommand: AsyncParsableCommand {
                 name: "People",
                 subcommands: [
                     Follow.self, Unfollow.self, Requests.self, Approve.self, Decline.self, Mute.self, Unmute.self,
-                    Block.self, Unblock.self, Search.self, ActivityCommand.self,
+                    Block.self, Unblock.self, BlockServer.self, UnblockServer.self, Search.self, ActivityCommand.self,
                 ]),
             CommandGroup(name: "Moderation", subcommands: [Moderate.self]),
         ])

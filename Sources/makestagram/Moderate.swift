@@ -5,9 +5,13 @@ import MakestagramAPI
 /// `makestagram moderate …`: the reports queue and the moderators' actions (for moderators only).
 struct Moderate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "For moderators: the reports queue, removing posts, suspending users, the moderation log.",
+        abstract:
+            "For moderators: the reports queue, removing posts, suspending users, blocking servers, the moderation log.",
         discussion: "Moderators are made on the server's machine with `makestagram admin grant USERNAME`.",
-        subcommands: [Reports.self, Dismiss.self, Remove.self, Suspend.self, Unsuspend.self, Log.self])
+        subcommands: [
+            Reports.self, Dismiss.self, Remove.self, Suspend.self, Unsuspend.self, Servers.self, BlockServer.self,
+            UnblockServer.self, Log.self,
+        ])
 
     struct Reports: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -89,6 +93,64 @@ struct Moderate: AsyncParsableCommand {
         }
     }
 
+    struct Servers: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the servers blocked for everyone here, the most recently blocked first.")
+        @Flag(help: "Print the list as JSON.") var json = false
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                let blocks = try await context.app.client.serverBlocks().blocks
+                if json { return try Output.json(blocks) }
+                if blocks.isEmpty { return Output.line("No server is blocked.") }
+                for block in blocks {
+                    let reason = block.reason.map { " — \($0)" } ?? ""
+                    Output.line(
+                        "\(block.domain)  \(block.severity.rawValue)  since \(block.createdAt.formatted())\(reason)")
+                }
+            }
+        }
+    }
+
+    struct BlockServer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "block-server",
+            abstract: "Suspend another server (and its subdomains) for everyone here, or limit it with --limit.",
+            discussion:
+                "A suspension refuses everything from the server and removes its people's posts, likes, comments and "
+                + "follows here. A limit shows their posts only to those who follow them.")
+        @Argument(help: "The server's host name, such as example.social.") var domain: String
+        @Flag(help: "Limit it instead of suspending it.") var limit = false
+        @Option(help: "Why, for the moderation log.") var reason: String?
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                let blocks = try await context.app.client.moderateServer(
+                    domain, severity: limit ? .limit : .suspend, reason: reason)
+                let name = blocks.blocks.first?.domain ?? domain
+                Output.line(limit ? "Limited \(name)." : "Suspended \(name).")
+            }
+        }
+    }
+
+    struct UnblockServer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "unblock-server",
+            abstract: "Lift the block of a server: its people can be found again (what was removed stays removed).")
+        @Argument(help: "The server's host name.") var domain: String
+        @Option(help: "Why, for the moderation log.") var reason: String?
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                _ = try await context.app.client.liftServerBlock(domain, reason: reason)
+                Output.line("Lifted the block of \(domain).")
+            }
+        }
+    }
+
     struct Log: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "What moderators did, newest first.")
         @Option(help: "How many entries to list.") var limit = 20
@@ -100,8 +162,11 @@ struct Moderate: AsyncParsableCommand {
                 let page = try await context.app.client.moderationLog(limit: limit)
                 if json { return try Output.json(page.items) }
                 for entry in page.items {
-                    let target = [entry.username.map { "user \($0)" }, entry.postId.map { "post \($0)" }]
-                        .compactMap { $0 }.joined(separator: ", ")
+                    let target = [
+                        entry.username.map { "user \($0)" }, entry.postId.map { "post \($0)" },
+                        entry.domain.map { "server \($0)" },
+                    ]
+                    .compactMap { $0 }.joined(separator: ", ")
                     let reason = entry.reason.map { " — \($0)" } ?? ""
                     Output.line(
                         "\(entry.createdAt.formatted())  \(entry.moderator ?? "(operator)")  \(entry.action)  "

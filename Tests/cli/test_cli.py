@@ -310,6 +310,21 @@ def test_moderating_and_deleting_an_account_from_the_command_line(terminal, serv
     log = json.loads(mod.run("moderate", "log", "--json").stdout)
     assert [entry["action"] for entry in log[:4]] == ["lift_suspension", "suspend", "remove_post", "grant_moderator"]
 
+    # Whole servers: for everyone (moderators), and for oneself.
+    assert "Suspended spam.example." in mod.run("moderate", "block-server", "Spam.Example", "--reason", "spam").stdout
+    assert "Limited loud.example." in mod.run("moderate", "block-server", "loud.example", "--limit").stdout
+    servers = mod.run("moderate", "servers").stdout
+    assert "loud.example  limit" in servers and "spam.example  suspend" in servers and "— spam" in servers
+    bad = mod.run("moderate", "block-server", "not a host", ok=False)
+    assert bad.returncode != 0 and "host name" in bad.stderr
+    mod.run("moderate", "unblock-server", "loud.example")
+    assert [b["domain"] for b in json.loads(mod.run("moderate", "servers", "--json").stdout)] == ["spam.example"]
+    assert "server loud.example" in mod.run("moderate", "log").stdout
+    assert "You block rude.example" in troll.run("block-server", "rude.example").stdout
+    assert "rude.example" in troll.run("unblock-server").stdout
+    troll.run("unblock-server", "rude.example")
+    assert "You block no server." in troll.run("unblock-server").stdout
+
     careful = leaver.run("delete-account", "--password-stdin", stdin="correct horse\n", ok=False)
     assert careful.returncode != 0 and "--yes" in careful.stderr
     wrong = leaver.run("delete-account", "--yes", "--password-stdin", stdin="not my password\n", ok=False)
