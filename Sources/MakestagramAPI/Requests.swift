@@ -81,8 +81,13 @@ public struct EditProfileRequest: Codable, Sendable {
 /// The body of `POST /api/v1/posts/{id}/reports`.
 public struct ReportRequest: Codable, Sendable {
     public var reason: String
+    /// For a post from another server: report it to that server too (as this server; the reporter is not named).
+    public var forward: Bool?
 
-    public init(reason: String) { self.reason = reason }
+    public init(reason: String, forward: Bool? = nil) {
+        self.reason = reason
+        self.forward = forward
+    }
 }
 
 /// A post of photos uploaded first (`POST /uploads`, one request each, so that each shows its own progress and can be

@@ -50,7 +50,7 @@ public final class EventTap: Sendable {
         case .activityChanged(let recipient, _): recipient == user
         case .sessionEnded, .userRemoved, .changesMissed: false
         case .commentDeleted, .likeCountHiddenChanged, .profileChanged, .userRestored, .muteChanged,
-            .blockChanged, .followRequestChanged, .privacyChanged, .domainBlockChanged:
+            .blockChanged, .followRequestChanged, .privacyChanged, .domainBlockChanged, .reportForwarded:
             false
         }
     }

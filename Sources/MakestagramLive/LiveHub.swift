@@ -219,7 +219,7 @@ public final class LiveHub: Service {
             // Nothing on screen shows follows or mutes live; the next timeline read has the change. An unblock
             // restores nothing.
             return
-        case .followRequestChanged, .privacyChanged(_, false), .domainBlockChanged:
+        case .followRequestChanged, .privacyChanged(_, false), .domainBlockChanged, .reportForwarded:
             // A request reaches its owner as activity (activityChanged); a public account hides nothing; a blocked
             // server's people leave screens through their own changes.
             return

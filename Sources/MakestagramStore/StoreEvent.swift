@@ -50,6 +50,9 @@ public enum StoreEvent: Sendable, Equatable {
     /// A user's unread activity count changed (someone liked, commented or followed, took it back, or the user read
     /// it): their open screens show the new count.
     case activityChanged(user: Int64, unreadCount: Int)
+    /// Someone reported a post from another server and asked that its server be told too (with `reason`): federation
+    /// sends that server a `Flag`. Nothing here changes.
+    case reportForwarded(postID: Int64, reason: String)
     /// The moderators blocked another server (`severity`), or lifted its block (nil): federation refuses or limits
     /// it from now on, on every instance.
     case domainBlockChanged(domain: String, severity: DomainBlockSeverity?)
@@ -69,6 +72,7 @@ public enum StoreEvent: Sendable, Equatable {
         case .imageChanged(let postID, _): postID
         case .likeCountHiddenChanged(let postID, _, _, _, _): postID
         case .postDeleted(let postID, _, _): postID
+        case .reportForwarded(let postID, _): postID
         case .sessionEnded, .followChanged, .muteChanged, .blockChanged, .followRequestChanged, .privacyChanged,
             .changesMissed, .profileChanged,
             .activityChanged, .domainBlockChanged,

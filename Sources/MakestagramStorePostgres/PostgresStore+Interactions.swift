@@ -201,9 +201,9 @@ extension PostgresStore {
         return true
     }
 
-    public func report(postID: Int64, reporter: Int64, reason: String) async throws {
+    public func report(postID: Int64, reporter: Int64, reason: String, forward: Bool) async throws {
         do {
-            try await write { [logger] connection, _ in
+            try await write { [logger] connection, changes in
                 let rows = try await connection.query(
                     """
                     SELECT p.author_id FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active'
@@ -218,6 +218,7 @@ extension PostgresStore {
                     INSERT INTO reports (post_id, reporter_id, reason, created_at)
                     VALUES (\(postID), \(reporter), \(reason), \(Self.now))
                     """, logger: logger)
+                if forward { changes.publish(.reportForwarded(postID: postID, reason: reason)) }
             }
         } catch PostgresFailure.uniqueViolation {
             throw StoreError.alreadyReported

@@ -176,7 +176,7 @@ extension SQLiteStore {
             }())
     }
 
-    public func report(postID: Int64, reporter: Int64, reason: String) async throws {
+    public func report(postID: Int64, reporter: Int64, reason: String, forward: Bool) async throws {
         try await write { db in
             guard
                 let author = try Int64.fetchOne(
@@ -194,6 +194,7 @@ extension SQLiteStore {
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw StoreError.alreadyReported
             }
+            if forward { try publishOnCommit(db, .reportForwarded(postID: postID, reason: reason)) }
         }
     }
 

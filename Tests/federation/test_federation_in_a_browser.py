@@ -1,11 +1,13 @@
 """Federation in the web client: on mk-b, bea finds alice of mk-a by her handle, opens her profile, follows her (the
-button says Requested until mk-a accepts), and her post arrives in bea's feed with its alt text, shown from mk-b."""
+button says Requested until mk-a accepts), and her post arrives in bea's feed with its alt text, shown from mk-b; bea
+reports it to mk-a too, and it lands in mk-a's moderators' queue."""
 import pathlib
+import subprocess
 import sys
 
 import requests
 
-from federation_support import eventually
+from federation_support import eventually, server_binary
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "browser"))
 from browser_support import Browser, Person  # noqa: E402
@@ -61,6 +63,27 @@ def test_following_someone_on_another_server_from_the_web_client(pair):
         link = browser.wait_for("p.original a")
         assert link.text == "See the original on mk-a.test"
         assert link.get_attribute("href").startswith("http://mk-a.test/p/")
+
+        # Reported to mk-a too (the box is offered, and ticked, for a post from elsewhere).
+        browser.click(".more")
+        browser.click("dialog .danger-text")
+        browser.type("dialog textarea", "Not her photo")
+        forward = browser.find("#report-forward")
+        assert forward.is_selected() and "Also report it to mk-a.test" in browser.text("dialog")
+        browser.click("dialog button[type=submit]")
+        browser.wait_until(lambda: "moderators" in browser.text("#toasts"))
+        mk_a.sign_up("warden")
+        granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk_a.folder / "data")],
+                                 capture_output=True, text=True)
+        assert granted.returncode == 0, granted.stderr
+        warden = {"Authorization": "Bearer " + requests.post(
+            mk_a.base + "/api/v1/sessions", json={"username": "warden", "password": "correct horse"},
+            timeout=10).json()["token"]}
+
+        def queued():
+            items = requests.get(mk_a.base + "/api/v1/moderation/reports", headers=warden, timeout=10).json()["items"]
+            return [(r["reporter"]["username"], r["reason"]) for item in items for r in item["reports"]]
+        assert eventually(queued, timeout=30) == [("mk-b.test@mk-b.test", "Not her photo (reported from mk-b.test)")]
         assert browser.console_errors() == []
     finally:
         browser.quit()

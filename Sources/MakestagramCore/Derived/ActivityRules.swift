@@ -115,7 +115,7 @@ package struct ActivityRules<S: ChangeLogStore>: Sendable {
                     writes.append(.removeActor(blocker, for: blocked))
                 }
             case .sessionEnded, .profileChanged, .imageChanged, .likeCountHiddenChanged, .activityChanged,
-                .privacyChanged, .domainBlockChanged, .changesMissed:
+                .privacyChanged, .domainBlockChanged, .reportForwarded, .changesMissed:
                 continue
             }
         }

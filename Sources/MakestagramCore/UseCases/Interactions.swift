@@ -33,10 +33,15 @@ package struct Interactions<S: Store>: Sendable {
         }
     }
 
-    /// Reports a post to the moderators.
-    package func report(postID: Int64, by user: Int64, reason raw: String) async throws {
+    /// Reports a post to the moderators; with `forward`, a post from another server is reported to its server too
+    /// (as this server, never naming the reporter). A report from someone elsewhere is never forwarded again.
+    package func report(postID: Int64, by user: Int64, reason raw: String, forward: Bool = false) async throws {
         let reason = try TextInput.multiline(raw, field: "reason", length: Limits.reportReasonLength)
         try core.protection.take(.reports, user: user)
-        try await store.report(postID: postID, reporter: user, reason: reason)
+        var forwarded = false
+        if forward, try await core.store.remotePostURI(of: postID) != nil {
+            forwarded = try await core.store.remoteActor(user: user) == nil
+        }
+        try await store.report(postID: postID, reporter: user, reason: reason, forward: forwarded)
     }
 }

@@ -256,8 +256,28 @@ extension Federation {
                     text(ofContent: object["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
                 _ = try await core.posting.edit(postID: post, by: actor.userID, caption: caption, hideLikeCount: nil)
             }
+        case "Flag":
+            try await flag(activity, actor: actor)
         default:
             return  // Accepted and not acted on: Announce, Add, Block and others this server does not take yet.
+        }
+    }
+
+    /// A report from another server: each post here it names goes to the moderators' queue, reported by the actor who
+    /// sent it (their handle names their server) with its `content` as the reason. A report that names only
+    /// accounts is taken and not kept: reports here are of posts.
+    func flag(_ activity: JSONObject, actor: RemoteActor) async throws {
+        let posts = Self.ids(activity["object"]).compactMap(localPostID)
+        let said = Self.clipped(
+            text(ofContent: activity["content"] as? String ?? ""), to: Limits.reportReasonLength.upperBound - 40)
+        let host = actor.username.split(separator: "@").last.map(String.init) ?? actor.uri
+        let reason = said.isEmpty ? "Reported from \(host)." : "\(said) (reported from \(host))"
+        for postID in Set(posts).sorted().prefix(20) {
+            do {
+                try await core.interactions.report(postID: postID, by: actor.userID, reason: reason)
+            } catch StoreError.alreadyReported, StoreError.cannotReportOwnPost {
+                continue
+            }
         }
     }
 

@@ -177,18 +177,34 @@ extension Federation {
                 return [answer("Reject", to: remote, followID: followID, from: local.summary)]
             }
             return []
+        case .reportForwarded(let postID, let reason):
+            // A report of a post from elsewhere, forwarded to its server as Mastodon does: a `Flag` from this
+            // server's instance actor (the reporter is not named) naming the author and the post.
+            guard let (note, author) = try await remotePost(postID) else { return [] }
+            let flag: JSONObject = [
+                "@context": "https://www.w3.org/ns/activitystreams",
+                "id": "\(options.base)/reports/\(postID)/\(stamp)", "type": "Flag", "actor": instanceActorURI,
+                "content": reason, "object": [author.uri, note],
+            ]
+            return [delivery(flag, to: author.inbox, from: nil)]
         default:
             return []
         }
     }
 
-    /// The `Note` id and remote author of post `postID`, when it came from another server and `user` is from here.
-    func remoteTarget(_ postID: Int64, by user: Int64) async throws -> (String, RemoteActor)? {
-        guard let remote = try await store.remotePostURI(of: postID), try await store.remoteActor(user: user) == nil,
+    /// The `Note` id and remote author of post `postID`, when it came from another server.
+    func remotePost(_ postID: Int64) async throws -> (note: String, author: RemoteActor)? {
+        guard let note = try await store.remotePostURI(of: postID)?.uri,
             let authorID = try await store.postAuthors([postID])[postID],
             let author = try await store.remoteActor(user: authorID)
         else { return nil }
-        return (remote.uri, author)
+        return (note, author)
+    }
+
+    /// The `Note` id and remote author of post `postID`, when it came from another server and `user` is from here.
+    func remoteTarget(_ postID: Int64, by user: Int64) async throws -> (String, RemoteActor)? {
+        guard try await store.remoteActor(user: user) == nil else { return nil }
+        return try await remotePost(postID)
     }
 
     /// `activity` from `author`, to the inbox of each server where someone follows them, and of each person in

@@ -47,6 +47,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("accounts/:id/unblock") { try await block($0, $1, blocking: false) }
         routes.get("blocks", use: blocks)
         routes.get("domain_blocks", use: domainBlocks)
+        routes.post("reports", use: report)
         routes.post("domain_blocks") { try await blockDomain($0, $1, blocking: true) }
         routes.delete("domain_blocks") { try await blockDomain($0, $1, blocking: false) }
         routes.get("follow_requests", use: followRequests)
@@ -360,6 +361,38 @@ struct MastodonController<S: Store>: Sendable {
         }
         _ = try await core.relationships.blockDomain(domain, by: mapper.viewer, blocking: blocking)
         return try MastodonResponse([String: String]())
+    }
+
+    /// `POST /api/v1/reports` (`account_id`, `status_ids[]`, `comment`, `forward`): each status named, which must be
+    /// the account's posts, is reported to the moderators (reports here are of posts: at least one is needed), and
+    /// with `forward` a post from another server is reported to its server too.
+    @Sendable func report(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
+        let mapper = try mapper(request, context)
+        let form = try await OAuthForm.read(request)
+        guard let accountID = form["account_id"].flatMap({ Int64($0) }),
+            let account = try await store.profile(id: accountID, viewer: mapper.viewer)
+        else { throw APIError.notFound("account") }
+        let statusIDs = form.all("status_ids").compactMap { Int64($0) }
+        guard !statusIDs.isEmpty, statusIDs.count <= 20 else {
+            throw APIError.invalidField(field: "status_ids", reason: "must name 1 to 20 of the account's statuses")
+        }
+        let comment = form["comment"] ?? ""
+        let forward = ["true", "1", "on"].contains(form["forward"]?.lowercased() ?? "")
+        for id in statusIDs {
+            guard let post = try await store.post(id: id, viewer: mapper.viewer), post.author.id == account.id else {
+                throw APIError.notFound("status")
+            }
+        }
+        for id in statusIDs {
+            try await core.interactions.report(
+                postID: id, by: mapper.viewer, reason: comment.isEmpty ? "Reported from a Mastodon app." : comment,
+                forward: forward)
+        }
+        return try MastodonResponse(
+            Mastodon.Report(
+                id: "\(statusIDs[0])-\(mapper.viewer)", comment: comment,
+                forwarded: forward && Limits.isRemoteUsername(account.username), createdAt: Date(),
+                statusIds: statusIDs.map(String.init), targetAccount: mapper.account(account)))
     }
 
     // MARK: Statuses

@@ -110,6 +110,19 @@ enum Mastodon {
         var url: String
     }
 
+    struct Report: Encodable {
+        var id: String
+        var actionTaken = false
+        var actionTakenAt: OrNull<String> = nil
+        var category = "other"
+        var comment: String
+        var forwarded: Bool
+        var createdAt: Date
+        var statusIds: [String]
+        var ruleIds: OrNull<[String]> = nil
+        var targetAccount: Account
+    }
+
     struct Relationship: Encodable {
         var id: String
         var following: Bool

@@ -108,11 +108,18 @@ struct MastodonMapper<S: Store>: Sendable {
         let followedBy = try await store.followed(by: id, among: [viewer]).contains(viewer)
         let muting = try await store.muted(by: viewer, among: [id]).contains(id)
         let blocks = try await store.blockRelations(viewer: viewer, among: [id])
-        let requested = try await store.profile(id: id, viewer: viewer)?.viewerRequested ?? false
+        let profile = try await store.profile(id: id, viewer: viewer)
+        let requested = profile?.viewerRequested ?? false
+        var domainBlocking = false
+        if let host = profile.flatMap({ DomainName.host(ofUsername: $0.username) }) {
+            domainBlocking = try await store.domainBlocks(viewer: viewer).contains {
+                DomainName.covers($0, host: host)
+            }
+        }
         return Mastodon.Relationship(
             id: String(id), following: following, showingReblogs: following, followedBy: followedBy,
             blocking: blocks.blocking.contains(id), blockedBy: blocks.blockedBy.contains(id), muting: muting,
-            mutingNotifications: muting, requested: requested)
+            mutingNotifications: muting, requested: requested, domainBlocking: domainBlocking)
     }
 }
 

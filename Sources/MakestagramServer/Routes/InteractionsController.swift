@@ -71,7 +71,8 @@ struct InteractionsController<S: Store>: Sendable {
         let user = try context.requireUser()
         let postID = try context.id("id", of: "post")
         let input = try await request.decodeJSON(ReportRequest.self)
-        try await core.interactions.report(postID: postID, by: user.id, reason: input.reason)
+        try await core.interactions.report(
+            postID: postID, by: user.id, reason: input.reason, forward: input.forward ?? false)
         return .created
     }
 }

@@ -138,6 +138,8 @@ package final class StoreCaches: Sendable {
         case .activityChanged:
             // No cache holds activity: every page and count is read from the store.
             return
+        case .reportForwarded:
+            return
         case .domainBlockChanged(let domain, let severity):
             // What the server's people made here leaves as their own changes (removals, privacy).
             blockedDomains.set(domain, severity)

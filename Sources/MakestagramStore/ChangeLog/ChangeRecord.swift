@@ -13,7 +13,8 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
             profileChanged, activityChanged, likeCountHidden, imageChanged, userRemoved, userRestored, muteChanged,
-            blockChanged, followRequestChanged, privacyChanged, domainBlockChanged
+            blockChanged, followRequestChanged, privacyChanged, domainBlockChanged,
+            reportForwarded
     }
 
     package var kind: Kind
@@ -169,6 +170,11 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
             self.init(kind: .domainBlockChanged)
             username = domain
             caption = severity?.rawValue
+        case .reportForwarded(let postID, let reason):
+            // The reason as the caption.
+            self.init(kind: .reportForwarded)
+            post = postID
+            caption = reason
         case .changesMissed:
             preconditionFailure("changesMissed is never stored")
         }
@@ -254,6 +260,9 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         case .userRestored:
             guard let target else { return nil }
             return .userRestored(user: target, username: username ?? "")
+        case .reportForwarded:
+            guard let post, let caption else { return nil }
+            return .reportForwarded(postID: post, reason: caption)
         case .domainBlockChanged:
             guard let username else { return nil }
             return .domainBlockChanged(domain: username, severity: caption.flatMap(DomainBlockSeverity.init(rawValue:)))

@@ -16,7 +16,8 @@ public protocol InteractionStoring: Sendable {
     /// Deletes a comment if `viewer` wrote it or wrote the post. Throws `notFound` or `forbidden`.
     func deleteComment(id: Int64, viewer: Int64) async throws
     /// Flags a post. Throws `notFound`, `cannotReportOwnPost` or `alreadyReported`.
-    func report(postID: Int64, reporter: Int64, reason: String) async throws
+    /// With `forward`, publishes ``StoreEvent/reportForwarded(postID:reason:)`` in the same transaction.
+    func report(postID: Int64, reporter: Int64, reason: String, forward: Bool) async throws
     /// How many times a post has been reported (for moderators), or nil when there is no such post.
     func reportCount(postID: Int64) async throws -> Int?
 }

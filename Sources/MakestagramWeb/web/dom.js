@@ -183,7 +183,7 @@ export function openDialog(title, build) {
  * A dialog with one text area: `label` above it, `submit(text, close)` on saving (its thrown problem is shown
  * in the dialog, which stays open). `field` gives the text area's attributes.
  */
-export function textDialog(title, { label, field, value = "", submitLabel, danger = false, submit }) {
+export function textDialog(title, { label, field, value = "", submitLabel, danger = false, extra = null, submit }) {
   return openDialog(title, (close) => {
     const text = h("textarea.textarea", { rows: 3, ...field });
     text.value = value;
@@ -207,6 +207,7 @@ export function textDialog(title, { label, field, value = "", submitLabel, dange
       },
       h("label", { for: field.id }, label),
       text,
+      extra,
       error,
       h(
         "div.dialog-actions",

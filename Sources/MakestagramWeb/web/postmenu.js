@@ -139,7 +139,7 @@ export function postMenu(id, { mine, navigate, photo = 0 }) {
               type: "button",
               onclick: () => {
                 close();
-                reportPost(id);
+                reportPost(id, store.view(id)?.author?.username ?? "");
               },
             },
             "Report",

@@ -1,7 +1,8 @@
-"""Blocks of whole servers, with real peers built on bovine: the moderators suspend a server (everything of its people
-here goes, and nothing more is taken from it or sent to it) or limit one (its people's posts are seen only by those
-who follow them); a person blocks a server for themselves through the Mastodon API (Mastodon.py), and its people met
-later are blocked as they arrive."""
+"""Moderation across servers, with real peers built on bovine: the moderators suspend a server (everything of its
+people here goes, and nothing more is taken from it or sent to it) or limit one (its people's posts are seen only by
+those who follow them); a person blocks a server for themselves through the Mastodon API (Mastodon.py), and its people
+met later are blocked as they arrive; reports go to the reported post's server as `Flag`s, and theirs land in the
+moderators' queue here."""
 import pathlib
 import subprocess
 import uuid
@@ -220,3 +221,58 @@ def test_a_person_blocks_a_whole_server_for_themselves_with_mastodon_py(world):
     api.domain_unblock("loud.test")
     blocked = requests.get(mk.base + "/api/v1/me/blocks", headers=pia, timeout=10).json()["items"]
     assert [u["username"] for u in blocked] == ["sid@loud.test"]
+
+
+def test_reports_travel_both_ways_as_flags(world):
+    from mastodon import Mastodon
+
+    mk, loud, warden = world["mk"], world["loud"], world["warden"]
+    rhea = mk.sign_up("rhea")
+    loud.person("uma", "Uma Loud")
+    follow_remote(mk, loud, rhea, "rhea", "uma")
+    note = remote_post(loud, "uma", "Suspicious offer")
+
+    def kept() -> int | None:
+        items = requests.get(mk.base + "/api/v1/timeline", headers=rhea, timeout=10).json()["items"]
+        return next((p["id"] for p in items if p["author"]["username"] == "uma@loud.test"), None)
+    post = eventually(kept)
+
+    def flags(after: int) -> list[dict]:
+        return [r["activity"] for r in loud.received()["received"][after:] if r["activity"].get("type") == "Flag"]
+
+    # Reported here only: nothing goes there.
+    start = len(loud.received()["received"])
+    assert requests.post(f"{mk.base}/api/v1/posts/{post}/reports", headers=rhea, timeout=10,
+                         json={"reason": "Looks like a scam"}).status_code in (200, 201, 204)
+    # Reported there too, from a Mastodon app, by someone else: a Flag from this server, not naming the reporter.
+    sol = mk.sign_up("sol")
+    follow_remote(mk, loud, sol, "sol", "uma")
+    api = Mastodon(access_token=sol["Authorization"].split(" ")[1], api_base_url=mk.base, version_check_mode="none")
+    account = api.account_lookup("uma@loud.test")
+    report = api.report(account.id, status_ids=[post], comment="Phishing link", forward=True)
+    assert report.forwarded and [str(s) for s in report.status_ids] == [str(post)]
+    flag = eventually(lambda: flags(start))[0]
+    assert flag["actor"] == "http://mk-d.test/actor" and flag["content"] == "Phishing link"
+    assert set(flag["object"]) == {"http://loud.test/users/uma", note}
+    assert "sol" not in str(flag)
+    assert len(flags(start)) == 1, "the report that was not forwarded stayed here"
+
+    queue = requests.get(mk.base + "/api/v1/moderation/reports", headers=warden, timeout=10).json()["items"]
+    reasons = {r["reason"] for item in queue if item["post"]["id"] == post for r in item["reports"]}
+    assert reasons == {"Looks like a scam", "Phishing link"}
+
+    # A Flag from there names a post here: it lands in the queue, from their server's person, with its origin.
+    mine = post_photo(mk, rhea, "My garden")
+    flag = {"id": f"http://loud.test/flags/{uuid.uuid4()}", "type": "Flag", "actor": "http://loud.test/users/uma",
+            "content": "Stolen photo", "object": ["http://mk-d.test/users/rhea", f"http://mk-d.test/p/{mine['id']}"]}
+    assert send(loud, "uma", flag) == 202
+    assert send(loud, "uma", {**flag, "id": f"http://loud.test/flags/{uuid.uuid4()}"}) == 202, "again: no change"
+    queue = requests.get(mk.base + "/api/v1/moderation/reports", headers=warden, timeout=10).json()["items"]
+    item = next(i for i in queue if i["post"]["id"] == mine["id"])
+    assert item["reportCount"] == 1
+    assert [(r["reporter"]["username"], r["reason"]) for r in item["reports"]] == [
+        ("uma@loud.test", "Stolen photo (reported from loud.test)")]
+    # A Flag that names only a person is taken and not kept (reports here are of posts).
+    only = {"id": f"http://loud.test/flags/{uuid.uuid4()}", "type": "Flag", "actor": "http://loud.test/users/uma",
+            "content": "Rude", "object": "http://mk-d.test/users/rhea"}
+    assert send(loud, "uma", only) == 202
