@@ -46,6 +46,9 @@ import Testing
             ChangeRecord(.imageChanged(postID: 1, version: 2)),
             ChangeRecord(.userRemoved(user: 1, username: "ana", status: .suspended)),
             ChangeRecord(.userRestored(user: 1, username: "ana")),
+            ChangeRecord(.domainBlockChanged(domain: "spam.example", severity: .suspend)),
+            ChangeRecord(.domainBlockChanged(domain: "spam.example", severity: nil)),
+            ChangeRecord(.reportForwarded(postID: 3, reason: "a \"scam\"\nreally")),
         ]
         return records
     }

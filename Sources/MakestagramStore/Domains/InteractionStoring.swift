@@ -21,3 +21,10 @@ public protocol InteractionStoring: Sendable {
     /// How many times a post has been reported (for moderators), or nil when there is no such post.
     func reportCount(postID: Int64) async throws -> Int?
 }
+
+extension InteractionStoring {
+    /// Flags a post for the moderators here only (``report(postID:reporter:reason:forward:)``).
+    public func report(postID: Int64, reporter: Int64, reason: String) async throws {
+        try await report(postID: postID, reporter: reporter, reason: reason, forward: false)
+    }
+}
