@@ -112,3 +112,48 @@ public enum DomainName {
         return host == domain || host.hasSuffix("." + domain)
     }
 }
+
+/// How deliveries to one other server go: `GET /api/v1/moderation/servers` (moderators, when the server federates).
+public struct DeliveryServer: Codable, Sendable, Equatable {
+    /// Host, and port when it has one.
+    public var server: String
+    public var lastDeliveredAt: Date?
+    public var lastFailedAt: Date?
+    /// Since when it fails without answering in between; absent while it answers.
+    public var failingSince: Date?
+    /// Failures in a row.
+    public var failures: Int
+    public var lastError: String?
+    /// Deliveries waiting for it, and when the next is due.
+    public var pending: Int
+    public var nextAttemptAt: Date?
+    /// Whether it failed for so long that it is no longer tried until it sends something (or a moderator retries).
+    public var givenUp: Bool
+    /// The moderators' block of it, if any.
+    public var blocked: DomainBlockSeverity?
+
+    public init(
+        server: String, lastDeliveredAt: Date? = nil, lastFailedAt: Date? = nil, failingSince: Date? = nil,
+        failures: Int = 0, lastError: String? = nil, pending: Int = 0, nextAttemptAt: Date? = nil,
+        givenUp: Bool = false,
+        blocked: DomainBlockSeverity? = nil
+    ) {
+        self.server = server
+        self.lastDeliveredAt = lastDeliveredAt
+        self.lastFailedAt = lastFailedAt
+        self.failingSince = failingSince
+        self.failures = failures
+        self.lastError = lastError
+        self.pending = pending
+        self.nextAttemptAt = nextAttemptAt
+        self.givenUp = givenUp
+        self.blocked = blocked
+    }
+}
+
+/// `GET /api/v1/moderation/servers`: the servers failing longest first, then the others.
+public struct DeliveryServers: Codable, Sendable, Equatable {
+    public var servers: [DeliveryServer]
+
+    public init(servers: [DeliveryServer]) { self.servers = servers }
+}

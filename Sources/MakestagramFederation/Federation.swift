@@ -9,6 +9,7 @@ import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
 import ServiceLifecycle
+import Synchronization
 
 /// A JSON object as ActivityStreams documents are read and written here.
 public typealias JSONObject = [String: Any]
@@ -18,10 +19,13 @@ public struct FederationOptions: Sendable {
     /// The origin (`https://example.social`), without a trailing slash.
     public var publicURL: URL
     public var allowPrivatePeers: Bool
+    /// How long a server may fail, without answering once, before it is no longer tried until it sends something.
+    public var stopTryingAfter: TimeInterval
 
-    public init(publicURL: URL, allowPrivatePeers: Bool = false) {
+    public init(publicURL: URL, allowPrivatePeers: Bool = false, stopTryingAfter: TimeInterval = 7 * 86_400) {
         self.publicURL = publicURL
         self.allowPrivatePeers = allowPrivatePeers
+        self.stopTryingAfter = stopTryingAfter
     }
 
     /// The origin as text, without a trailing slash.
@@ -46,6 +50,10 @@ public final class Federation<S: Store>: Sendable {
     let logger: Logger
     /// Remote actors read lately (``RemoteActors``); the store's events must reach it.
     let remoteActors: RemoteActors
+    /// Which servers fail, and since when.
+    let health: ServerHealth
+    /// The worker that sends deliveries, once ``services(bell:)`` made it.
+    private let worker = Mutex<DeliveryWorker<S>?>(nil)
 
     package init(
         core: Core<S>, options: FederationOptions, logger: Logger, remoteActors: RemoteActors = RemoteActors()
@@ -53,6 +61,7 @@ public final class Federation<S: Store>: Sendable {
         self.core = core
         self.options = options
         self.remoteActors = remoteActors
+        self.health = ServerHealth(giveUpAfter: options.stopTryingAfter)
         self.keys = ActorKeys(store: core.store)
         let store = core.store
         self.peers = PeerClient(
@@ -113,7 +122,70 @@ public final class Federation<S: Store>: Sendable {
     /// sends what it queues.
     package func services(bell: ChangeBell) -> [any Service] {
         let worker = DeliveryWorker(federation: self)
+        self.worker.withLock { $0 = worker }
         return [FederationConsumer(federation: self, bell: bell, worker: worker), worker]
     }
 
+    // MARK: Servers
+
+    /// Reads what every instance found of other servers, and how many deliveries wait.
+    func readHealth() async throws {
+        let pending = try await store.pendingDeliveries().reduce(0) { $0 + $1.count }
+        health.replace(try await store.deliveryServers(), pending: pending)
+    }
+
+    /// Notes that a signed activity came from the server of `actorURI`: if it was failing, it is tried again.
+    func heard(fromActor actorURI: String) async {
+        guard let url = URL(string: actorURI), let server = ActivityStreams.domain(of: url),
+            health.failing(server) != nil
+        else { return }
+        _ = health.heard(server)
+        try? await store.heardFrom(server: server)
+    }
+
+    /// How deliveries to each server go, the servers failing longest first, then those with deliveries waiting.
+    public func deliveryServers() async throws -> [DeliveryServer] {
+        var pending: [String: (count: Int, next: Date)] = [:]
+        for (inbox, count, next) in try await store.pendingDeliveries() {
+            guard let url = URL(string: inbox), let server = ActivityStreams.domain(of: url) else { continue }
+            let known = pending[server]
+            pending[server] = ((known?.count ?? 0) + count, min(known?.next ?? next, next))
+        }
+        var servers: [DeliveryServer] = []
+        for record in try await store.deliveryServers() {
+            let waiting = pending.removeValue(forKey: record.server)
+            servers.append(
+                DeliveryServer(
+                    server: record.server, lastDeliveredAt: record.lastDelivered, lastFailedAt: record.lastFailed,
+                    failingSince: record.failingSince, failures: record.failures, lastError: record.lastError,
+                    pending: waiting?.count ?? 0, nextAttemptAt: waiting?.next,
+                    givenUp: record.failingSince.map { Date().timeIntervalSince($0) >= options.stopTryingAfter }
+                        ?? false,
+                    blocked: severity(ofServer: record.server)))
+        }
+        for (server, waiting) in pending.sorted(by: { $0.key < $1.key }) {
+            servers.append(
+                DeliveryServer(
+                    server: server, pending: waiting.count, nextAttemptAt: waiting.next,
+                    blocked: severity(ofServer: server)))
+        }
+        return servers
+    }
+
+    /// Tries `server` again now: it is no longer taken as failing, and its waiting deliveries are due at once.
+    /// Answers how many deliveries are due.
+    public func retry(server: String) async throws -> Int {
+        _ = health.heard(server)
+        try await store.heardFrom(server: server)
+        worker.withLock { $0 }?.wakeUp(server)
+        let inboxes = try await store.pendingDeliveries().map(\.inbox).filter { inbox in
+            URL(string: inbox).flatMap { ActivityStreams.domain(of: $0) } == server
+        }
+        return try await store.retryDeliveries(inboxes: inboxes)
+    }
+
+    /// The moderators' block covering a server named by host and port.
+    func severity(ofServer server: String) -> DomainBlockSeverity? {
+        store.domainSeverity(ofHost: String(server.split(separator: ":").first ?? ""))
+    }
 }

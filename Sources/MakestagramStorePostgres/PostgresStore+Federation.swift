@@ -325,8 +325,10 @@ extension PostgresStore {
         }
     }
 
-    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
-        guard !outcomes.isEmpty else { return }
+    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)], servers: [ServerResult])
+        async throws
+    {
+        guard !outcomes.isEmpty || !servers.isEmpty else { return }
         var ids: [Int64] = []
         var states: [String] = []
         var attempts: [Double] = []
@@ -364,6 +366,80 @@ extension PostgresStore {
                   \(errors)::text[]) AS o(id, state, next_attempt, status, error)
                 WHERE d.id = o.id
                 """, logger: logger)
+            for result in servers {
+                if result.answered {
+                    try await connection.query(
+                        """
+                        INSERT INTO delivery_servers (server, last_delivered, failures) VALUES (\(result.server), \(now), 0)
+                        ON CONFLICT (server) DO UPDATE SET last_delivered = excluded.last_delivered, failures = 0,
+                          failing_since = NULL, last_error = NULL
+                        """, logger: logger)
+                } else {
+                    try await connection.query(
+                        """
+                        INSERT INTO delivery_servers (server, last_failed, failing_since, failures, last_error)
+                        VALUES (\(result.server), \(now), \(now), 1, \(result.error))
+                        ON CONFLICT (server) DO UPDATE SET last_failed = excluded.last_failed,
+                          failures = delivery_servers.failures + 1,
+                          failing_since = coalesce(delivery_servers.failing_since, excluded.failing_since),
+                          last_error = excluded.last_error
+                        """, logger: logger)
+                }
+            }
+        }
+    }
+
+    public func deliveryServers() async throws -> [ServerRecord] {
+        @Sendable func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
+        return try await read { [logger] connection in
+            var records: [ServerRecord] = []
+            for try await (server, delivered, failed, since, failures, error) in try await connection.query(
+                """
+                SELECT server, last_delivered, last_failed, failing_since, failures, last_error FROM delivery_servers
+                ORDER BY failing_since IS NULL, failing_since, coalesce(last_delivered, last_failed) DESC
+                """, logger: logger
+            ).decode((String, Double?, Double?, Double?, Int, String?).self) {
+                records.append(
+                    ServerRecord(
+                        server: server, lastDelivered: date(delivered), lastFailed: date(failed),
+                        failingSince: date(since), failures: failures, lastError: error))
+            }
+            return records
+        }
+    }
+
+    public func heardFrom(server: String) async throws {
+        try await write { [logger] connection, _ in
+            try await connection.query(
+                "UPDATE delivery_servers SET failing_since = NULL, failures = 0 WHERE server = \(server)",
+                logger: logger)
+        }
+    }
+
+    public func pendingDeliveries() async throws -> [(inbox: String, count: Int, next: Date)] {
+        try await read { [logger] connection in
+            var pending: [(inbox: String, count: Int, next: Date)] = []
+            for try await (inbox, count, next) in try await connection.query(
+                """
+                SELECT inbox, count(*)::int, min(next_attempt) FROM deliveries WHERE state = 'pending' GROUP BY inbox
+                """, logger: logger
+            ).decode((String, Int, Double).self) {
+                pending.append((inbox, count, Date(timeIntervalSince1970: next)))
+            }
+            return pending
+        }
+    }
+
+    public func retryDeliveries(inboxes: [String]) async throws -> Int {
+        try await write { [logger] connection, _ in
+            let now = Date().timeIntervalSince1970
+            return try await connection.query(
+                """
+                UPDATE deliveries SET next_attempt = \(now) WHERE state = 'pending' AND inbox = ANY(\(inboxes))
+                  AND next_attempt > \(now)
+                RETURNING 1
+                """, logger: logger
+            ).collect().count
         }
     }
 

@@ -44,6 +44,7 @@ enum Schema {
         ("v29 remote posts", v29),
         ("v30 remote avatars", v30),
         ("v31 domain blocks", v31),
+        ("v32 delivery servers", v32),
     ]
 
     static let v1 = """

@@ -107,6 +107,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v25 remote posts", migrate: Schema.v25)
         migrator.registerMigration("v26 remote avatars", migrate: Schema.v26)
         migrator.registerMigration("v27 domain blocks", migrate: Schema.v27)
+        migrator.registerMigration("v28 delivery servers", migrate: Schema.v28)
         return migrator
     }
 }

@@ -281,9 +281,15 @@ extension SQLiteStore {
         }
     }
 
-    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
+    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)], servers: [ServerResult])
+        async throws
+    {
         try await write { db in
             let now = Self.now
+            for result in servers {
+                try db.cachedStatement(sql: result.answered ? Self.serverAnswered : Self.serverFailed)
+                    .execute(arguments: result.answered ? [result.server, now] : [result.server, now, result.error])
+            }
             for (id, outcome) in outcomes {
                 switch outcome {
                 case .delivered(let status):
@@ -306,6 +312,72 @@ extension SQLiteStore {
                     ).execute(arguments: [status, error, now, id])
                 }
             }
+        }
+    }
+
+    /// Upserts of a server's row: it answered (`server`, `now`), or it failed (`server`, `now`, `error`). The same
+    /// text on PostgreSQL.
+    static let serverAnswered = """
+        INSERT INTO delivery_servers (server, last_delivered, failures) VALUES (?, ?, 0)
+        ON CONFLICT (server) DO UPDATE SET last_delivered = excluded.last_delivered, failures = 0,
+          failing_since = NULL, last_error = NULL
+        """
+    static let serverFailed = """
+        INSERT INTO delivery_servers (server, last_failed, failing_since, failures, last_error)
+        VALUES (?1, ?2, ?2, 1, ?3)
+        ON CONFLICT (server) DO UPDATE SET last_failed = excluded.last_failed,
+          failures = delivery_servers.failures + 1,
+          failing_since = coalesce(delivery_servers.failing_since, excluded.failing_since),
+          last_error = excluded.last_error
+        """
+
+    public func deliveryServers() async throws -> [ServerRecord] {
+        @Sendable func date(_ value: Double?) -> Date? { value.map(Date.init(timeIntervalSince1970:)) }
+        return try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM delivery_servers
+                    ORDER BY failing_since IS NULL, failing_since, coalesce(last_delivered, last_failed) DESC
+                    """
+            ).map { row in
+                ServerRecord(
+                    server: row["server"], lastDelivered: date(row["last_delivered"]),
+                    lastFailed: date(row["last_failed"]), failingSince: date(row["failing_since"]),
+                    failures: row["failures"], lastError: row["last_error"])
+            }
+        }
+    }
+
+    public func heardFrom(server: String) async throws {
+        try await write { db in
+            try db.execute(
+                sql: "UPDATE delivery_servers SET failing_since = NULL, failures = 0 WHERE server = ?",
+                arguments: [server])
+        }
+    }
+
+    public func pendingDeliveries() async throws -> [(inbox: String, count: Int, next: Date)] {
+        try await read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT inbox, count(*) AS n, min(next_attempt) AS next FROM deliveries WHERE state = 'pending'
+                    GROUP BY inbox
+                    """
+            ).map { (inbox: $0["inbox"], count: $0["n"], next: Date(timeIntervalSince1970: $0["next"])) }
+        }
+    }
+
+    public func retryDeliveries(inboxes: [String]) async throws -> Int {
+        let list = String(decoding: try JSONEncoder().encode(inboxes), as: UTF8.self)
+        return try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET next_attempt = ? WHERE state = 'pending'
+                      AND inbox IN (SELECT value FROM json_each(?)) AND next_attempt > ?
+                    """, arguments: [Self.now, list, Self.now])
+            return db.changesCount
         }
     }
 

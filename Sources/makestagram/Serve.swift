@@ -111,6 +111,12 @@ struct Serve: AsyncParsableCommand {
                 + "tests and closed networks (MAKESTAGRAM_ALLOW_PRIVATE_PEERS=1)."))
     var allowPrivatePeers = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds another server may fail without answering once before deliveries to it stop until it sends "
+                + "something (default a week; MAKESTAGRAM_STOP_TRYING_SERVERS_AFTER)."))
+    var stopTryingServersAfter: Int?
+
     @Flag(
         help: ArgumentHelp(
             "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments "
@@ -142,6 +148,7 @@ struct Serve: AsyncParsableCommand {
         set(.trustedProxies, trustedProxies)
         if !rateLimits.isEmpty { flags[.rateLimits] = .stringArray(rateLimits) }
         set(.publicURL, publicURL)
+        set(.stopTryingServersAfter, stopTryingServersAfter)
         if demo { flags[.demo] = .bool(true) }
         if allowPrivatePeers { flags[.allowPrivatePeers] = .bool(true) }
         return flags

@@ -295,6 +295,9 @@ def test_every_response_matches_the_document(server, server_data):
                 headers={"Content-Type": "text/plain"})
     assert len(api.request("GET", f"{v1}/moderation/domain-blocks", token=alice).json()["blocks"]) == 2
     api.request("GET", f"{v1}/moderation/domain-blocks", token=bob)
+    assert api.request("GET", f"{v1}/moderation/servers", token=alice).json() == {"servers": []}
+    api.request("GET", f"{v1}/moderation/servers", token=bob)
+    api.request("POST", f"{v1}/moderation/servers/nowhere.example/retry", token=alice)
     api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=alice, json={"reason": "calmer"})
     api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=bob)
     log = api.request("GET", v1 + "/moderation/log?limit=3", token=alice).json()

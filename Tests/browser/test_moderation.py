@@ -123,6 +123,7 @@ def test_servers_are_blocked_by_a_moderator_for_everyone_and_by_a_person_for_the
     mod.log_in(moderator)
     mod.open("/moderation")
     mod.wait_until(lambda: "No server is blocked" in mod.text("main"))
+    assert "Nothing has been sent to another server yet." in mod.text("main")
     mod.type("#server-domain", "Spam.Example.")
     mod.click("form[aria-label='Block a server'] button[type=submit]")
     mod.type("#moderation-reason", "Spam waves")

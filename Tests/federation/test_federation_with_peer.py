@@ -4,6 +4,7 @@ side's own code, and whatever a peer sends wrongly signed is refused with nothin
 import concurrent.futures
 import pathlib
 import subprocess
+import sys
 import time
 import uuid
 
@@ -587,3 +588,82 @@ def test_a_photo_of_81_megapixels_from_the_peer_is_refused_and_nothing_kept(worl
     assert peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/media/rocket.jpg"))["status"] == 202
     items = requests.get(mk.base + "/api/v1/timeline", headers=viv, timeout=10).json()["items"]
     assert [item["author"]["username"] for item in items] == ["hugo@peer.test"]
+
+
+def test_moderators_see_each_servers_deliveries_and_a_server_failing_too_long_waits_until_it_speaks():
+    names = HostNames()
+    servers = []
+    try:
+        a, d = free_loopback_address(), free_loopback_address()
+        names.add("mk-s.test", a)
+        names.add("down.test", d)
+        mk = FederatedServer("mk-s.test", a, "--stop-trying-servers-after", "2")
+        servers.append(mk)
+        down = Peer("down.test", d, failing=True)
+        servers.append(down)
+        down.person("dot", "Dot Down")
+        tess = mk.sign_up("tess")
+        mk.sign_up("warden")
+        granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk.folder / "data")],
+                                 capture_output=True, text=True)
+        assert granted.returncode == 0, granted.stderr
+        warden = {"Authorization": "Bearer " + requests.post(
+            mk.base + "/api/v1/sessions", json={"username": "warden", "password": "correct horse"},
+            timeout=10).json()["token"]}
+
+        def state() -> dict:
+            answer = requests.get(mk.base + "/api/v1/moderation/servers", headers=warden, timeout=10)
+            assert answer.status_code == 200, answer.text
+            return next((s for s in answer.json()["servers"] if s["server"] == "down.test"), {})
+        assert requests.get(mk.base + "/api/v1/moderation/servers", headers=tess, timeout=10).status_code == 403
+
+        def follow(n: int) -> int:
+            activity = {"id": f"http://down.test/follows/{n}", "type": "Follow", "actor": "http://down.test/users/dot",
+                        "object": "http://mk-s.test/users/tess"}
+            return down.send("dot", "http://mk-s.test/inbox", activity)["status"]
+        assert follow(1) == 202
+        # The Accept is answered 503: the server fails from then on, and the Accept waits to be tried again.
+        assert eventually(lambda: state().get("failures") == 1), state()
+        first = state()
+        assert first["lastError"] == "answered 503" and first["failingSince"] and first["pending"] == 1
+        assert not first["givenUp"] and "lastDeliveredAt" not in first
+
+        # Past the limit, it is no longer tried: a new post's delivery is given up at once, not queued.
+        time.sleep(2.5)
+        with open(PHOTOS / "rocket.jpg", "rb") as photo:
+            assert requests.post(mk.base + "/api/v1/posts", headers=tess, files={"image": photo},
+                                 data={"caption": "Hello"}, timeout=60).status_code == 201
+        assert eventually(lambda: state().get("givenUp")), state()
+        time.sleep(1)
+        assert state()["pending"] == 1 and down.received()["failed"] == 1
+        metrics = requests.get(mk.base + "/metrics", timeout=10).text
+        assert 'makestagram_federation_servers{state="given_up"} 1' in metrics, metrics[-2000:]
+
+        # A moderator sees it on the moderation page and tries it again: what waits goes at once (and fails, 503).
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "browser"))
+        from browser_support import Browser, Person
+        browser = Browser(mk.base, width=1280, height=900)
+        try:
+            browser.log_in(Person(mk.base, "warden", warden["Authorization"].split(" ")[1]))
+            browser.open("/moderation")
+            browser.wait_until(lambda: "Not tried until it sends something" in browser.text(".delivery-servers"))
+            assert "1 delivery waiting" in browser.text(".delivery-servers")
+            assert "answered 503" in browser.text(".delivery-servers")
+            browser.click("button[aria-label='Retry down.test']")
+            browser.wait_until(lambda: "Trying down.test again" in browser.text("#toasts"))
+            assert browser.console_errors() == []
+        finally:
+            browser.quit()
+        assert eventually(lambda: down.received()["failed"] == 2)
+        assert requests.post(mk.base + "/api/v1/moderation/servers/nowhere.test/retry", headers=warden,
+                             timeout=10).status_code == 404
+
+        # Given up again, until it sends something: then it is tried again.
+        time.sleep(2.5)
+        assert follow(2) == 202
+        assert eventually(lambda: not state().get("failingSince") or state().get("failures") == 1), state()
+        assert not state()["givenUp"]
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()

@@ -60,6 +60,7 @@ extension Federation {
             throw InboxRefusal.unauthorized("the key is not on the actor's server")
         }
         let actor = try await verifiedActor(actorURI, signature: signature, request: request)
+        await heard(fromActor: actorURI)
         // Counted per server once its signature is checked, so that nobody can spend another server's share.
         try core.protection.take(.inbox, client: actorOrigin)
         guard let id = activity["id"] as? String, ActivityStreams.origin(of: id) == actorOrigin else {

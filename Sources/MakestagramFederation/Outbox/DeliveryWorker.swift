@@ -12,7 +12,8 @@ import Synchronization
 ///
 /// A server that fails (no answer, a 5xx, a 429) is left alone for a while, growing as it keeps failing: deliveries
 /// to it meanwhile are put back to that time without a connection, so that a server that is down gets one attempt
-/// now and then, not one per queued delivery. Any success there ends it.
+/// now and then, not one per queued delivery. Any success there ends it. How each server answers is recorded with the
+/// outcomes (``ServerHealth``); a server that has failed for long is no longer tried until it sends something.
 final class DeliveryWorker<S: Store>: Service {
     let federation: Federation<S>
     /// How many deliveries are sent at once.
@@ -57,8 +58,15 @@ final class DeliveryWorker<S: Store>: Service {
         }
         defer { ticker.cancel() }
         var lastPurge = Date.distantPast
+        var lastHealth = Date.distantPast
         for await _ in rings.cancelOnGracefulShutdown() {
             do {
+                if Date().timeIntervalSince(lastHealth) > 60 {
+                    lastHealth = Date()
+                    try await federation.readHealth()
+                } else {
+                    federation.health.recount()
+                }
                 try await sendDue()
                 if Date().timeIntervalSince(lastPurge) > 3600 {
                     lastPurge = Date()
@@ -79,19 +87,23 @@ final class DeliveryWorker<S: Store>: Service {
         var senders: [Int64: UserSummary] = [:]
         // A child answers a delivery's outcome, or nil: a tick, after which the queue is looked at again, so that
         // deliveries queued while a slow server holds a slot do not wait for it.
-        try await withThrowingTaskGroup(of: (id: Int64, outcome: DeliveryOutcome)?.self) { group in
+        try await withThrowingTaskGroup(of: (id: Int64, outcome: DeliveryOutcome, server: ServerResult?)?.self) {
+            group in
             var inFlight = 0
             var ticking = false
             var exhausted = false
             var finished: [(id: Int64, outcome: DeliveryOutcome)] = []
+            var servers: [ServerResult] = []
             func record() async {
                 guard !finished.isEmpty else { return }
                 do {
-                    try await store.finishDeliveries(finished)
+                    try await store.finishDeliveries(finished, servers: servers)
+                    federation.health.note(servers)
                 } catch {
                     logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
                 }
                 finished = []
+                servers = []
             }
             while true {
                 let free = concurrency - inFlight
@@ -104,7 +116,10 @@ final class DeliveryWorker<S: Store>: Service {
                     }
                     let known = senders
                     for queued in due {
-                        group.addTask { (queued.id, await self.send(queued, senders: known)) }
+                        group.addTask {
+                            let (outcome, server) = await self.send(queued, senders: known)
+                            return (queued.id, outcome, server)
+                        }
                     }
                     inFlight += due.count
                 }
@@ -126,7 +141,8 @@ final class DeliveryWorker<S: Store>: Service {
                     continue
                 }
                 inFlight -= 1
-                finished.append(result)
+                finished.append((result.id, result.outcome))
+                if let server = result.server { servers.append(server) }
                 // A delivery ended: more may be due by now (retries coming of age, new deliveries).
                 if inFlight == 0 || finished.count >= max(1, concurrency / 4) {
                     await record()
@@ -156,22 +172,35 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
-    private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> DeliveryOutcome {
+    /// Sends one delivery; answers how it ended, and how its server answered if it was reached.
+    private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> (
+        DeliveryOutcome, ServerResult?
+    ) {
         let delivery = queued.delivery
         let outcome: DeliveryOutcome
+        var answer: ServerResult?
         do {
             guard let inbox = URL(string: delivery.inbox) else {
                 throw PeerClient.Failure.refused(.badHost)
             }
             let server = Self.server(of: inbox)
+            if federation.health.isGivenUp(server) {
+                return (
+                    .gaveUp(status: nil, error: "its server failed for too long; tried again once it sends something"),
+                    nil
+                )
+            }
             if let until = resting.withLock({ $0[server]?.until }), until > Date() {
                 // Its server is left alone: back to the queue for then, without a connection.
                 logger.debug("delivery put off: its server is failing", metadata: ["inbox": "\(delivery.inbox)"])
-                return queued.attempts >= Self.maxAttempts
-                    ? .gaveUp(status: nil, error: "its server kept failing")
-                    : .retry(
-                        at: until.addingTimeInterval(Double.random(in: 0...5)), status: nil,
-                        error: "its server is failing")
+                return (
+                    queued.attempts >= Self.maxAttempts
+                        ? .gaveUp(status: nil, error: "its server kept failing")
+                        : .retry(
+                            at: until.addingTimeInterval(Double.random(in: 0...5)), status: nil,
+                            error: "its server is failing"),
+                    nil
+                )
             }
             let sender = delivery.sender.flatMap { senders[$0] }
             if delivery.sender != nil && sender == nil {
@@ -180,15 +209,25 @@ final class DeliveryWorker<S: Store>: Service {
                 let status = try await federation.peers.deliver(
                     delivery.body, to: inbox, signer: federation.signer(for: sender))
                 outcome = Self.outcome(status: status, error: nil, attempts: queued.attempts)
+                answer =
+                    status >= 500 || status == 429
+                    ? ServerResult(server: server, answered: false, error: "answered \(status)")
+                    : ServerResult(server: server, answered: true)
             }
         } catch let failure as PeerClient.Failure {
             if case .refused = failure {
                 outcome = .gaveUp(status: nil, error: failure.description)
             } else {
                 outcome = Self.outcome(status: nil, error: failure.description, attempts: queued.attempts)
+                if let inbox = URL(string: delivery.inbox) {
+                    answer = ServerResult(server: Self.server(of: inbox), answered: false, error: failure.description)
+                }
             }
         } catch {
             outcome = Self.outcome(status: nil, error: "\(error)", attempts: queued.attempts)
+            if let inbox = URL(string: delivery.inbox) {
+                answer = ServerResult(server: Self.server(of: inbox), answered: false, error: "\(error)")
+            }
         }
         if let inbox = URL(string: delivery.inbox) { noteOutcome(outcome, server: Self.server(of: inbox)) }
         switch outcome {
@@ -202,7 +241,12 @@ final class DeliveryWorker<S: Store>: Service {
                     "final": "\(outcome == .gaveUp(status: status, error: error))",
                 ])
         }
-        return outcome
+        return (outcome, answer)
+    }
+
+    /// Forgets that `server` is to be left alone (a moderator retries it).
+    func wakeUp(_ server: String) {
+        resting.withLock { _ = $0.removeValue(forKey: server) }
     }
 
     static func outcome(status: Int?, error: String?, attempts: Int) -> DeliveryOutcome {

@@ -132,7 +132,9 @@ func buildApplication<S: Store>(
     let federation = configuration.publicURL.map { url in
         Federation(
             core: core,
-            options: FederationOptions(publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers),
+            options: FederationOptions(
+                publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers,
+                stopTryingAfter: TimeInterval(configuration.stopTryingServersAfter)),
             logger: logger, remoteActors: sinks.remoteActors)
     }
     if let federation {
@@ -208,7 +210,7 @@ func buildRouter<S: Store>(
     api.addRoutes(PostsController(core: core, rendered: rendered).routes)
     api.addRoutes(InteractionsController(core: core).routes)
     api.addRoutes(ActivityController(core: core).routes)
-    api.addRoutes(ModerationController(core: core).routes)
+    api.addRoutes(ModerationController(core: core, federation: federation).routes)
     api.addRoutes(mastodon.routes)
     api.addRoutes(MastodonStreaming(store: store, hub: events.hub, limits: limits).routes)
     router.group("api/v2").add(middleware: authenticated).addRoutes(mastodon.routesV2)

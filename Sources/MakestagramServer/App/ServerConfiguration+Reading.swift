@@ -38,6 +38,7 @@ extension ServerConfiguration {
         case trustedProxies = "trusted-proxies"
         case publicURL = "public-url"
         case allowPrivatePeers = "allow-private-peers"
+        case stopTryingServersAfter = "stop-trying-servers-after"
 
         /// The environment variable that sets it.
         public var environmentVariable: String {
@@ -120,6 +121,9 @@ extension ServerConfiguration {
             publicURL = url
         }
         if let allow = try read.bool(.allowPrivatePeers) { allowPrivatePeers = allow }
+        if let seconds = try read.int(.stopTryingServersAfter, in: 1...(365 * 86_400)) {
+            stopTryingServersAfter = seconds
+        }
     }
 
     /// Reads typed values strictly: a value that is there but not of the type is an error, not a default.

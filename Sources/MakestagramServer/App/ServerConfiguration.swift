@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether other servers on loopback, private and link-local addresses may be reached, over plain HTTP too
     /// (tests and closed networks).
     public var allowPrivatePeers = false
+    /// How long, in seconds, another server may fail without answering once before deliveries to it are no longer
+    /// tried until it sends something.
+    public var stopTryingServersAfter = 7 * 86_400
 
     public init() {}
 

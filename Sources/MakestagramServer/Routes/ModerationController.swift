@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import MakestagramAPI
 import MakestagramCore
+import MakestagramFederation
 import MakestagramStore
 
 /// The moderators' routes: the reports queue, its actions and the moderation log. Everyone else gets 403 on every
@@ -10,6 +11,8 @@ import MakestagramStore
 /// translate onto ``Moderation``.
 struct ModerationController<S: Store>: Sendable {
     let core: Core<S>
+    /// The ActivityPub side, when the server federates: its deliveries to other servers.
+    var federation: Federation<S>? = nil
 
     var store: S { core.store }
     var moderation: Moderation<S> { core.moderation }
@@ -25,6 +28,8 @@ struct ModerationController<S: Store>: Sendable {
         routes.get("moderation/domain-blocks", use: domainBlocks)
         routes.put("moderation/domain-blocks/:domain", use: blockDomain)
         routes.delete("moderation/domain-blocks/:domain", use: unblockDomain)
+        routes.get("moderation/servers", use: servers)
+        routes.post("moderation/servers/:server/retry", use: retryServer)
         return routes
     }
 
@@ -105,5 +110,27 @@ struct ModerationController<S: Store>: Sendable {
     }
 }
 
+extension ModerationController {
+    /// How deliveries to each other server go (none when the server does not federate).
+    @Sendable func servers(_ request: Request, context: AppRequestContext) async throws -> DeliveryServers {
+        _ = try await moderator(context)
+        return DeliveryServers(servers: try await federation?.deliveryServers() ?? [])
+    }
+
+    /// Tries a server again now (it sent nothing, but its moderators say it is back): its waiting deliveries go.
+    @Sendable func retryServer(_ request: Request, context: AppRequestContext) async throws -> DeliveryServers {
+        let user = try await moderator(context)
+        let server = (context.parameters.get("server") ?? "").lowercased()
+        guard let federation, try await federation.deliveryServers().contains(where: { $0.server == server }) else {
+            throw APIError.notFound("server")
+        }
+        let due = try await federation.retry(server: server)
+        context.logger.notice(
+            "server retried", metadata: ["server": "\(server)", "deliveries": "\(due)", "moderator": "\(user.id)"])
+        return DeliveryServers(servers: try await federation.deliveryServers())
+    }
+}
+
 extension ServerBlocks: ResponseEncodable {}
+extension DeliveryServers: ResponseEncodable {}
 extension BlockedServers: ResponseEncodable {}

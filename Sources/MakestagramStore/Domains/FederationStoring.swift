@@ -136,6 +136,44 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case gaveUp(status: Int?, error: String)
 }
 
+/// How a server answered one delivery: it took it (or refused it for good: it is up), or it did not answer, or
+/// answered a 5xx or 429 (`error`).
+public struct ServerResult: Sendable, Equatable {
+    /// Host and port.
+    public var server: String
+    public var answered: Bool
+    public var error: String?
+
+    public init(server: String, answered: Bool, error: String? = nil) {
+        self.server = server
+        self.answered = answered
+        self.error = error
+    }
+}
+
+/// How deliveries to one server went lately (``FederationStoring/deliveryServers()``).
+public struct ServerRecord: Sendable, Equatable {
+    public var server: String
+    public var lastDelivered: Date?
+    public var lastFailed: Date?
+    /// Since when it fails without answering in between; nil while it answers.
+    public var failingSince: Date?
+    /// Failures in a row.
+    public var failures: Int
+    public var lastError: String?
+
+    public init(
+        server: String, lastDelivered: Date?, lastFailed: Date?, failingSince: Date?, failures: Int, lastError: String?
+    ) {
+        self.server = server
+        self.lastDelivered = lastDelivered
+        self.lastFailed = lastFailed
+        self.failingSince = failingSince
+        self.failures = failures
+        self.lastError = lastError
+    }
+}
+
 /// Federation: the keys local actors sign with, the people of other servers this one knows, and the activities they
 /// sent. Part of ``Store``; both stores implement it.
 public protocol FederationStoring: Sendable {
@@ -191,8 +229,23 @@ public protocol FederationStoring: Sendable {
     /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
     /// again for `lease` (by this or another instance) while they are sent.
     func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
-    /// Records how attempts at deliveries ended, by delivery ID, in one transaction.
-    func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws
+    /// Records how attempts at deliveries ended, by delivery ID, and how their servers answered, in one transaction.
+    func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)], servers: [ServerResult]) async throws
+    /// How deliveries to each server went lately, the servers failing longest first.
+    func deliveryServers() async throws -> [ServerRecord]
+    /// Notes that `server` sent something (a signed activity): it is up, whatever deliveries found.
+    func heardFrom(server: String) async throws
+    /// The deliveries waiting, by inbox: how many, and when the next is due.
+    func pendingDeliveries() async throws -> [(inbox: String, count: Int, next: Date)]
+    /// Makes the waiting deliveries to `inboxes` due now; answers how many.
+    func retryDeliveries(inboxes: [String]) async throws -> Int
     /// Forgets deliveries finished (sent or given up) before `date`.
     func purgeDeliveries(finishedBefore date: Date) async throws
+}
+
+extension FederationStoring {
+    /// Records how attempts at deliveries ended (``finishDeliveries(_:servers:)``), saying nothing of their servers.
+    public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
+        try await finishDeliveries(outcomes, servers: [])
+    }
 }

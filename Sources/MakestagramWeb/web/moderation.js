@@ -1,6 +1,7 @@
 // The moderators' page: the reports queue (oldest waiting report first) with its actions — dismiss the reports,
-// remove the post, suspend its author — lifting a suspension, other servers suspended or limited, and the moderation
-// log. Each action asks for a reason that the log keeps.
+// remove the post, suspend its author — lifting a suspension, other servers suspended or limited, how deliveries to
+// each other server go (with a Retry for one that fails), and the moderation log. Each action asks for a reason that
+// the log keeps.
 
 import { limits, problem as code } from "./constants.js";
 import { api } from "./api.js";
@@ -236,6 +237,59 @@ export function moderationView(root, { navigate }) {
       if (problem.code !== code.forbidden) replace(serversStatus, retryLine("the blocked servers", problem, loadServers));
     }
   }
+  const deliveries = h("ul.session-list.delivery-servers", { "aria-labelledby": "deliveries-title" });
+  const deliveriesStatus = h("div.list-status", { role: "status" });
+  function deliveryRow(server) {
+    const state = server.givenUp
+      ? ["Not tried until it sends something · failing since ", timeElement(server.failingSince)]
+      : server.failingSince
+        ? [`Failing (${plural(server.failures, "time")} in a row) since `, timeElement(server.failingSince)]
+        : server.lastDeliveredAt
+          ? ["Delivering · last ", timeElement(server.lastDeliveredAt)]
+          : ["Not reached yet"];
+    const retry = server.failingSince
+      ? h("button.button.secondary.compact", { type: "button", "aria-label": `Retry ${server.server}` }, "Retry")
+      : null;
+    retry?.addEventListener("click", async () => {
+      retry.disabled = true;
+      try {
+        showDeliveries((await api.post(`/moderation/servers/${encodeURIComponent(server.server)}/retry`)).servers);
+        toast(`Trying ${server.server} again.`);
+      } catch (problem) {
+        retry.disabled = false;
+        toast(`Couldn't retry ${server.server}: ${problem.message}`, { error: true });
+      }
+    });
+    return h(
+      "li.session",
+      {},
+      h(
+        "div.session-text",
+        {},
+        h("strong", {}, server.server),
+        h(
+          "span.muted.session-detail",
+          {},
+          ...state,
+          server.pending ? ` · ${plural(server.pending, "delivery", "deliveries")} waiting` : "",
+          server.blocked ? ` · ${server.blocked === "suspend" ? "suspended" : "limited"} here` : "",
+        ),
+        server.failingSince && server.lastError ? h("span.muted.session-detail", {}, server.lastError) : null,
+      ),
+      retry,
+    );
+  }
+  function showDeliveries(servers) {
+    replace(deliveries, servers.map(deliveryRow));
+    deliveriesStatus.textContent = servers.length ? "" : "Nothing has been sent to another server yet.";
+  }
+  async function loadDeliveries() {
+    try {
+      showDeliveries((await api.get("/moderation/servers")).servers);
+    } catch (problem) {
+      if (problem.code !== code.forbidden) replace(deliveriesStatus, retryLine("the deliveries", problem, loadDeliveries));
+    }
+  }
   const serverDomain = field("server-domain", "Server", { autocomplete: "off", autocapitalize: "none", spellcheck: false, required: true, maxlength: 253, placeholder: "example.social" });
   const severity = h(
     "select.input",
@@ -305,11 +359,19 @@ export function moderationView(root, { navigate }) {
         serversStatus,
         servers,
       ),
+      h(
+        "section.settings-section",
+        {},
+        h("h2.section-heading", { id: "deliveries-title" }, "Deliveries to other servers"),
+        deliveriesStatus,
+        deliveries,
+      ),
       h("section.settings-section", {}, h("h2.section-heading", { id: "log-title" }, "Moderation log"), log, logStatus, logMore),
     ),
   );
   load(true);
   loadServers();
+  loadDeliveries();
   loadLog(true);
   return () => {
     stopped = true;
