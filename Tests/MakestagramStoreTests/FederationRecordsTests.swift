@@ -84,3 +84,58 @@ import Testing
         }
     }
 }
+
+/// Deliveries and their servers, on every store: waiting deliveries counted by inbox, how each server answered
+/// recorded with the outcomes, and a server tried again at once.
+@Suite struct DeliveryServerTests {
+    @Test(arguments: StoreFactory.all)
+    func serversAnswersAreRecordedWithTheOutcomes(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            try await store.joinChangeLog(consumer: "federation")
+            let alice = try await store.user("alice")
+            _ = try await store.setHidesLikeCounts(userID: alice, hidden: true)
+            _ = try await store.photoPost(by: alice, caption: "logged")
+            try await made.settle()
+            let batch = try await store.changes(for: "federation", limit: 10)
+            let deliveries = ["http://up.test/inbox", "http://down.test/inbox", "http://down.test/users/x/inbox"].map {
+                OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
+            }
+            #expect(try await store.queueDeliveries(deliveries, consumer: "federation", batch: batch))
+            #expect(
+                Set(try await store.pendingDeliveries().map(\.inbox)) == Set(deliveries.map(\.inbox)),
+                "one row per inbox")
+
+            let claimed = try await store.claimDeliveries(limit: 10, lease: .seconds(60))
+            #expect(claimed.count == 3)
+            let later = Date().addingTimeInterval(3600)
+            let outcomes = claimed.map { queued -> (id: Int64, outcome: DeliveryOutcome) in
+                queued.delivery.inbox.hasPrefix("http://up.test")
+                    ? (queued.id, .delivered(status: 202))
+                    : (queued.id, .retry(at: later, status: 503, error: "answered 503"))
+            }
+            try await store.finishDeliveries(
+                outcomes,
+                servers: [
+                    ServerResult(server: "up.test", answered: true),
+                    ServerResult(server: "down.test", answered: false, error: "answered 503"),
+                    ServerResult(server: "down.test", answered: false, error: "answered 503"),
+                ])
+            let servers = try await store.deliveryServers()
+            #expect(servers.map(\.server) == ["down.test", "up.test"], "the failing first")
+            #expect(
+                servers[0].failures == 2 && servers[0].failingSince != nil && servers[0].lastError == "answered 503")
+            #expect(servers[1].failures == 0 && servers[1].failingSince == nil && servers[1].lastDelivered != nil)
+            #expect(try await store.pendingDeliveries().map(\.count).reduce(0, +) == 2)
+
+            #expect(try await store.retryDeliveries(inboxes: ["http://down.test/inbox"]) == 1)
+            #expect(
+                try await store.claimDeliveries(limit: 10, lease: .seconds(60)).map(\.delivery.inbox) == [
+                    "http://down.test/inbox"
+                ])
+            try await store.heardFrom(server: "down.test")
+            let heard = try #require(try await store.deliveryServers().first { $0.server == "down.test" })
+            #expect(heard.failingSince == nil && heard.failures == 0 && heard.lastFailed != nil)
+        }
+    }
+}
