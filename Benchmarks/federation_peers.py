@@ -2,7 +2,8 @@
 
 `serve`: one process answering as many servers: the likers' server (actor documents of l1…l100, one shared key) on
 the first port, and `--servers` receiving servers on the following ports, each with a shared inbox that records when
-each activity arrived (`GET /stats` on the first port reads them).
+each activity arrived (`GET /stats` on the first port reads them). With `--broken N`, the last N of them hold every
+delivery 30 s before they answer (a server that answers every request after 30 s).
 
 `sign`: writes pre-signed inbox requests (HTTP Signatures, rsa-sha256, as a peer would send them) for wrk to replay:
 Likes of random posts by the 100 likers, each undone 512 requests later, as Benchmarks/toggle.lua toggles locally.
@@ -55,8 +56,10 @@ def serve(arguments):
         arrivals.clear()
         return web.json_response({})
 
-    def inbox_for(port):
+    def inbox_for(port, broken=False):
         async def inbox(request):
+            if broken:
+                await __import__("asyncio").sleep(30)
             body = await request.read()
             activity = json.loads(body)
             arrivals.setdefault(port, []).append((activity.get("id", ""), time.time()))
@@ -76,7 +79,8 @@ def serve(arguments):
         runners.append(runner)
         for index in range(1, arguments.servers + 1):
             app = web.Application()
-            app.router.add_post("/inbox", inbox_for(arguments.port + index))
+            broken = index > arguments.servers - arguments.broken
+            app.router.add_post("/inbox", inbox_for(arguments.port + index, broken))
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             await web.TCPSite(runner, "127.0.0.1", arguments.port + index).start()
@@ -139,6 +143,7 @@ if __name__ == "__main__":
     server.add_argument("--folder", required=True)
     server.add_argument("--port", type=int, required=True)
     server.add_argument("--servers", type=int, default=100)
+    server.add_argument("--broken", type=int, default=0)
     signer = commands.add_parser("sign")
     signer.add_argument("--folder", required=True)
     signer.add_argument("--peer-port", type=int, required=True)
