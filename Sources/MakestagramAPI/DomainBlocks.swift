@@ -95,10 +95,13 @@ public enum DomainName {
     }
 
     /// The domains a block of which covers `host`: the host itself and each parent with a dot in it
-    /// (`a.b.example.social` → `a.b.example.social`, `b.example.social`, `example.social`).
+    /// (`a.b.example.social` → `a.b.example.social`, `b.example.social`, `example.social`). The host is taken as a
+    /// block names it: lowercased, without a port or trailing dots (`Example.Social.:443` is `example.social`).
     public static func covering(_ host: String) -> [String] {
         var names: [String] = []
         var rest = Substring(host.lowercased())
+        if let colon = rest.firstIndex(of: ":") { rest = rest[..<colon] }
+        while rest.hasSuffix(".") { rest = rest.dropLast() }
         while rest.contains(".") {
             names.append(String(rest))
             rest = rest[rest.index(after: rest.firstIndex(of: ".")!)...]
@@ -108,8 +111,7 @@ public enum DomainName {
 
     /// Whether a block of `domain` covers `host`.
     public static func covers(_ domain: String, host: String) -> Bool {
-        let host = host.lowercased()
-        return host == domain || host.hasSuffix("." + domain)
+        covering(host).contains(domain)
     }
 }
 

@@ -56,13 +56,15 @@ public final class Federation<S: Store>: Sendable {
     private let worker = Mutex<DeliveryWorker<S>?>(nil)
 
     package init(
-        core: Core<S>, options: FederationOptions, logger: Logger, remoteActors: RemoteActors = RemoteActors()
+        core: Core<S>, options: FederationOptions, logger: Logger, remoteActors: RemoteActors = RemoteActors(),
+        keys: ActorKeys = ActorKeys()
     ) {
         self.core = core
         self.options = options
         self.remoteActors = remoteActors
         self.health = ServerHealth(giveUpAfter: options.stopTryingAfter)
-        self.keys = ActorKeys(store: core.store)
+        keys.use(core.store)
+        self.keys = keys
         let store = core.store
         self.peers = PeerClient(
             policy: PeerPolicy(allowPrivatePeers: options.allowPrivatePeers),
@@ -170,6 +172,15 @@ public final class Federation<S: Store>: Sendable {
                     blocked: severity(ofServer: server)))
         }
         return servers
+    }
+
+    /// Gives the local person `username` a new key: the old one stops signing at once on every instance, and the
+    /// servers of their followers are sent an `Update` with the new one (they read it again to check it).
+    public func rotateKey(of username: String) async throws {
+        guard let profile = try await store.profile(username: username, viewer: 0),
+            try await store.remoteActor(user: profile.id) == nil
+        else { throw StoreError.notFound("user") }
+        try await keys.rotate(user: profile.id)
     }
 
     /// Tries `server` again now: it is no longer taken as failing, and its waiting deliveries are due at once.

@@ -352,6 +352,21 @@ extension APIClient {
             .post, "/moderation/users/\(Self.segment(username))/unsuspend", json: ModerationRequest(reason: reason))
     }
 
+    /// Gives a person here a new signing key (moderators; the server must federate).
+    public func rotateKey(of username: String) async throws {
+        try await sendWithoutAnswer(.post, "/moderation/users/\(Self.segment(username))/rotate-key")
+    }
+
+    /// How deliveries to each other server go (moderators).
+    public func deliveryServers() async throws -> DeliveryServers {
+        try await send(.get, "/moderation/servers")
+    }
+
+    /// Tries a failing server again now (moderators).
+    public func retryServer(_ server: String) async throws -> DeliveryServers {
+        try await send(.post, "/moderation/servers/\(Self.segment(server))/retry")
+    }
+
     /// The servers the moderators block for everyone, most recently blocked first (moderators only).
     public func serverBlocks() async throws -> ServerBlocks {
         try await send(.get, "/moderation/domain-blocks")

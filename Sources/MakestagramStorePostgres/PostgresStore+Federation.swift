@@ -48,6 +48,26 @@ extension PostgresStore {
         }
     }
 
+    public func replaceActorKey(user: Int64, key: Data) async throws {
+        try await write { [logger] connection, changes in
+            let local = try await connection.query(
+                """
+                SELECT 1 FROM users u WHERE u.id = \(user) AND u.status = 'active'
+                  AND NOT EXISTS (SELECT 1 FROM remote_actors r WHERE r.user_id = u.id)
+                """, logger: logger
+            ).collect()
+            guard !local.isEmpty,
+                let profile = try await Self.profile(connection, id: user, viewer: user, logger: logger)
+            else { throw StoreError.notFound("user") }
+            try await connection.query(
+                """
+                INSERT INTO actor_keys (user_id, private_key) VALUES (\(user), \(key))
+                ON CONFLICT (user_id) DO UPDATE SET private_key = excluded.private_key
+                """, logger: logger)
+            changes.publish(.profileChanged(user: profile.summary))
+        }
+    }
+
     public func saveRemoteActor(_ document: RemoteActorDocument) async throws -> RemoteActor {
         try await write { [logger] connection, changes in
             let key = PeopleSearch.key(username: document.username, displayName: document.displayName)

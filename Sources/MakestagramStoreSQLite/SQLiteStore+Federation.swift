@@ -30,6 +30,26 @@ extension SQLiteStore {
         }
     }
 
+    public func replaceActorKey(user: Int64, key: Data) async throws {
+        try await write { db in
+            guard
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT 1 FROM users u WHERE u.id = ? AND u.status = 'active'
+                          AND NOT EXISTS (SELECT 1 FROM remote_actors r WHERE r.user_id = u.id)
+                        """, arguments: [user]) != nil,
+                let profile = try Self.profile(db, column: "u.id", value: user, viewer: user)
+            else { throw StoreError.notFound("user") }
+            try db.execute(
+                sql: """
+                    INSERT INTO actor_keys (user_id, private_key) VALUES (?, ?)
+                    ON CONFLICT (user_id) DO UPDATE SET private_key = excluded.private_key
+                    """, arguments: [user, key])
+            try publishOnCommit(db, .profileChanged(user: profile.summary))
+        }
+    }
+
     public func saveRemoteActor(_ document: RemoteActorDocument) async throws -> RemoteActor {
         try await write { db in
             let key = PeopleSearch.key(username: document.username, displayName: document.displayName)

@@ -10,7 +10,7 @@ struct Moderate: AsyncParsableCommand {
         discussion: "Moderators are made on the server's machine with `makestagram admin grant USERNAME`.",
         subcommands: [
             Reports.self, Dismiss.self, Remove.self, Suspend.self, Unsuspend.self, Servers.self, BlockServer.self,
-            UnblockServer.self, Log.self,
+            UnblockServer.self, Deliveries.self, Retry.self, RotateKey.self, Log.self,
         ])
 
     struct Reports: AsyncParsableCommand {
@@ -147,6 +147,65 @@ struct Moderate: AsyncParsableCommand {
             try await ClientContext.run(options) { context in
                 _ = try await context.app.client.liftServerBlock(domain, reason: reason)
                 Output.line("Lifted the block of \(domain).")
+            }
+        }
+    }
+
+    struct Deliveries: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How deliveries to each other server go, the servers failing longest first.")
+        @Flag(help: "Print the list as JSON.") var json = false
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                let servers = try await context.app.client.deliveryServers().servers
+                if json { return try Output.json(servers) }
+                if servers.isEmpty { return Output.line("Nothing has been sent to another server yet.") }
+                for server in servers {
+                    var state =
+                        if server.givenUp {
+                            "not tried until it sends something"
+                        } else if let since = server.failingSince {
+                            "failing since \(since.formatted()) (\(server.failures) in a row)"
+                        } else if let last = server.lastDeliveredAt {
+                            "delivering, last \(last.formatted())"
+                        } else {
+                            "not reached yet"
+                        }
+                    if server.pending > 0 { state += ", \(server.pending) waiting" }
+                    if let error = server.lastError, server.failingSince != nil { state += " — \(error)" }
+                    Output.line("\(server.server)  \(state)")
+                }
+            }
+        }
+    }
+
+    struct Retry: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Try a failing server again now: its waiting deliveries go at once.")
+        @Argument(help: "The server, as `moderate deliveries` names it.") var server: String
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                _ = try await context.app.client.retryServer(server)
+                Output.line("Trying \(server) again.")
+            }
+        }
+    }
+
+    struct RotateKey: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rotate-key",
+            abstract: "Give a person here a new signing key; their followers' servers are sent it.")
+        @Argument(help: "The person's username.") var username: String
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await ClientContext.run(options) { context in
+                try await context.app.client.rotateKey(of: username)
+                Output.line("\(username) signs with a new key.")
             }
         }
     }

@@ -298,6 +298,8 @@ def test_every_response_matches_the_document(server, server_data):
     assert api.request("GET", f"{v1}/moderation/servers", token=alice).json() == {"servers": []}
     api.request("GET", f"{v1}/moderation/servers", token=bob)
     api.request("POST", f"{v1}/moderation/servers/nowhere.example/retry", token=alice)
+    api.request("POST", f"{v1}/moderation/users/bob/rotate-key", token=alice)
+    api.request("POST", f"{v1}/moderation/users/bob/rotate-key", token=bob)
     api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=alice, json={"reason": "calmer"})
     api.request("DELETE", f"{v1}/moderation/domain-blocks/loud.example", token=bob)
     log = api.request("GET", v1 + "/moderation/log?limit=3", token=alice).json()

@@ -41,6 +41,8 @@ class Peer:
         self.open = 0
         # Deliveries answered 503 (a failing server's).
         self.failed = 0
+        # Bytes of /huge.jpg written before the reader hung up.
+        self.huge_sent = 0
         self.base = f"http://{name}"
         self.people: dict[str, dict] = {}
         self.received: list[dict] = []
@@ -118,6 +120,20 @@ class Peer:
         rows = zlib.compress(b"\x00" + b"\x00" * 9000 * 3 * 4)
         body = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
         return web.Response(body=body, content_type="image/png")
+
+    async def huge(self, request: web.Request) -> web.StreamResponse:
+        """A JPEG that goes on for 2 GiB, sent as it is read (no length given), counting what was written."""
+        response = web.StreamResponse(headers={"Content-Type": "image/jpeg"})
+        await response.prepare(request)
+        block = b"\xff\xd8\xff\xe0" + b"\x00" * ((1 << 20) - 4)
+        try:
+            while self.huge_sent < 2 << 30:
+                await response.write(block)
+                self.huge_sent += len(block)
+                block = b"\x00" * (1 << 20)
+        except (ConnectionResetError, RuntimeError, OSError):
+            pass
+        return response
 
     async def media(self, request: web.Request) -> web.StreamResponse:
         path = PHOTOS / request.match_info["name"]
@@ -197,7 +213,7 @@ class Peer:
 
     async def control_received(self, request: web.Request) -> web.Response:
         return web.json_response({"received": self.received, "refused": self.refused, "open": self.open,
-                                  "failed": self.failed})
+                                  "failed": self.failed, "huge_sent": self.huge_sent})
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=1 << 20)
@@ -206,6 +222,7 @@ class Peer:
         app.router.add_post("/users/{username}/inbox", self.inbox)
         app.router.add_get("/media/{name}", self.media)
         app.router.add_get("/bomb.png", self.bomb)
+        app.router.add_get("/huge.jpg", self.huge)
         app.router.add_post("/inbox", self.inbox)
         app.router.add_post("/control/person", self.control_person)
         app.router.add_post("/control/send", self.control_send)

@@ -149,3 +149,41 @@ def test_mastodon_py_on_one_server_follows_favourites_and_reads_someone_on_the_o
     dina.account_unfollow(found[0].id)
     assert eventually(lambda: requests.get(mk_a.base + "/api/v1/users/carl", headers=carl,
                                            timeout=10).json()["followerCount"] == 0)
+
+
+def test_a_rotated_key_signs_from_then_on_and_the_other_server_reads_it_again(pair):
+    import subprocess
+    from federation_support import server_binary
+
+    mk_a, mk_b = pair
+    kay, ben = mk_a.sign_up("kay"), mk_b.sign_up("ben")
+    a1, b1 = mk_a.base + "/api/v1", mk_b.base + "/api/v1"
+    assert requests.put(b1 + "/users/kay@mk-a.test/follow", headers=ben, timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(b1 + "/users/kay@mk-a.test", headers=ben,
+                                           timeout=10).json()["viewerFollows"])
+
+    def public_key() -> str:
+        return requests.get("http://mk-a.test/users/kay", headers={"Accept": "application/activity+json"},
+                            timeout=10).json()["publicKey"]["publicKeyPem"]
+    before = public_key()
+    mk_a.sign_up("keeper")
+    granted = subprocess.run([server_binary(), "admin", "grant", "keeper", "--data", str(mk_a.folder / "data")],
+                             capture_output=True, text=True)
+    assert granted.returncode == 0, granted.stderr
+    keeper = {"Authorization": "Bearer " + requests.post(
+        a1 + "/sessions", json={"username": "keeper", "password": "correct horse"}, timeout=10).json()["token"]}
+    assert requests.post(a1 + "/moderation/users/kay/rotate-key", headers=kay, timeout=30).status_code == 403
+    assert requests.post(a1 + "/moderation/users/nobody/rotate-key", headers=keeper, timeout=30).status_code == 404
+    assert requests.post(a1 + "/moderation/users/kay/rotate-key", headers=keeper, timeout=30).status_code == 204
+    after = public_key()
+    assert after != before and "PUBLIC KEY" in after
+
+    # What kay does from now on is signed with the new key, and mk-b, which knew the old one, reads it again.
+    created = requests.post(a1 + "/posts", headers=kay, timeout=60, json={
+        "caption": "New key", "uploads": [upload(mk_a, kay, "rocket.jpg", "A rocket")]})
+    assert created.status_code == 201, created.text
+
+    def arrived():
+        items = requests.get(b1 + "/timeline", headers=ben, timeout=10).json()["items"]
+        return [item for item in items if item["caption"] == "New key"]
+    assert eventually(arrived, timeout=30), "mk-b took the post signed with the new key"

@@ -566,7 +566,7 @@ def test_an_actor_document_that_never_finishes_is_cut_off_and_others_are_served(
     assert answer["status"] == 401 and "cannot be fetched" in answer["body"], answer
 
 
-def test_a_photo_of_81_megapixels_from_the_peer_is_refused_and_nothing_kept(world):
+def test_a_photo_of_81_megapixels_or_2_gib_from_the_peer_is_refused_and_nothing_kept(world):
     mk, peer = world["mk"], world["peer"]
     peer.person("hugo", "Hugo Peer")
     viv = mk.sign_up("viv")
@@ -584,6 +584,11 @@ def test_a_photo_of_81_megapixels_from_the_peer_is_refused_and_nothing_kept(worl
                            "attachment": [{"type": "Image", "mediaType": "image/png", "url": url}]}}
     answer = peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/bomb.png"))
     assert 400 <= answer["status"] < 500, answer
+    # A photo that goes on for 2 GiB is cut off at the upload limit, and refused.
+    answer = peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/huge.jpg"))
+    assert 400 <= answer["status"] < 500, answer
+    sent = eventually(lambda: peer.received()["huge_sent"])
+    assert 0 < sent < 100 << 20, f"{sent} bytes were read of 2 GiB"
     # The same note with a real photo is kept: the refusal was the picture's.
     assert peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/media/rocket.jpg"))["status"] == 202
     items = requests.get(mk.base + "/api/v1/timeline", headers=viv, timeout=10).json()["items"]

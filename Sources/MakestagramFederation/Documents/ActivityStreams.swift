@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramAPI
 
 /// What every ActivityStreams document here shares: the context, the public audience, origins, and the formats of
 /// dates, media types and text.
@@ -8,7 +9,7 @@ public enum ActivityStreams {
 
     /// A URL's origin: scheme, lower-case host and port (the scheme's default when absent). Two ids are on one server
     /// when their origins are equal.
-    static func origin(of url: URL) -> String? {
+    package static func origin(of url: URL) -> String? {
         guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false)?.lowercased(),
             !host.isEmpty
         else { return nil }
@@ -22,7 +23,30 @@ public enum ActivityStreams {
         return url.port.map { "\(host):\($0)" } ?? host
     }
 
-    static func origin(of text: String) -> String? {
+    /// The user and host (with its port, if any) a handle names (`user@host`, `@user@host`, any letter case), or nil
+    /// for anything else: a path, query or second `@` after the host, an empty or hyphen-edged label, a trailing dot,
+    /// characters outside ASCII letters, digits, `.` and `-` (a lookalike in another script), a port outside
+    /// 1–65535. A punycode name (`xn--…`) is taken as the name it is.
+    package static func handle(_ text: String) -> (user: String, host: String)? {
+        let name = text.hasPrefix("@") ? text.dropFirst() : Substring(text)
+        let parts = name.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let user = parts[0].lowercased()
+        let host = parts[1].lowercased()
+        guard user.range(of: #"^[a-z0-9_.\-]{1,64}$"#, options: .regularExpression) != nil,
+            host.range(of: #"^[a-z0-9.\-]+(:[0-9]{1,5})?$"#, options: .regularExpression) != nil
+        else { return nil }
+        let pieces = host.split(separator: ":", omittingEmptySubsequences: false)
+        guard let hostName = pieces.first, !hostName.hasSuffix("."),
+            DomainName.normalized(String(hostName)) == String(hostName)
+        else { return nil }
+        if pieces.count == 2 {
+            guard let port = Int(pieces[1]), (1...65_535).contains(port) else { return nil }
+        }
+        return (user, host)
+    }
+
+    package static func origin(of text: String) -> String? {
         URL(string: text).flatMap { origin(of: $0) }
     }
 

@@ -322,7 +322,12 @@ extension Federation {
         do {
             for image in images {
                 guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { continue }
-                let bytes = try await peers.fetchMedia(url, maxBytes: core.maxUploadBytes)
+                let bytes: Data
+                do {
+                    bytes = try await peers.fetchMedia(url, maxBytes: core.maxUploadBytes)
+                } catch let failure as PeerClient.Failure {
+                    throw Self.refusal(fetching: link, failure)
+                }
                 let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
                 let upload = try await core.posting.upload(by: actor.userID) {
                     NewPhoto(photo: bytes, caption: nil, altText: alt)
@@ -343,6 +348,18 @@ extension Federation {
         } catch {
             for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
             throw error
+        }
+    }
+
+    /// Why a Note's photo could not be fetched, as the inbox answers it: what will never change (too large, refused,
+    /// not found) is a 422, so that the sender does not send it again; what may (a time-out, a 5xx or 429 of the
+    /// photo's server) a 502, so that it does.
+    static func refusal(fetching link: String, _ failure: PeerClient.Failure) -> InboxRefusal {
+        let reason = "the photo at \(link) cannot be fetched: \(failure)"
+        switch failure {
+        case .timedOut: return InboxRefusal(status: 502, reason: reason)
+        case .status(let code) where code >= 500 || code == 429: return InboxRefusal(status: 502, reason: reason)
+        default: return InboxRefusal(status: 422, reason: reason)
         }
     }
 

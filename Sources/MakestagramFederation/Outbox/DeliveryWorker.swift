@@ -24,6 +24,10 @@ final class DeliveryWorker<S: Store>: Service {
     private let resting = Mutex<[String: (failures: Int, until: Date)]>([:])
     private let rings: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
+    /// How many times the worker was woken, and the bell of a wait in ``sendDue()`` (while some deliveries are in
+    /// flight, the queue is looked at again as soon as more are queued, not at the next tick).
+    private let wakes = Atomic<UInt64>(0)
+    private let waiting = Mutex<AsyncStream<Void>.Continuation?>(nil)
     var logger: Logger { federation.logger }
 
     /// Answers after which trying again cannot help.
@@ -40,7 +44,26 @@ final class DeliveryWorker<S: Store>: Service {
 
     /// Wakes the worker: deliveries were queued.
     func wake() {
+        wakes.add(1, ordering: .releasing)
         continuation.yield()
+        waiting.withLock { _ = $0?.yield() }
+    }
+
+    /// Returns after a second, or as soon as the worker is woken; at once if it was woken since `seen`.
+    private func pause(after seen: UInt64) async {
+        let (stream, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        waiting.withLock { $0 = bell }
+        defer {
+            waiting.withLock { $0 = nil }
+            bell.finish()
+        }
+        if wakes.load(ordering: .acquiring) != seen { return }
+        await withTaskGroup(of: Void.self) { race in
+            race.addTask { try? await Task.sleep(for: .seconds(1)) }
+            race.addTask { for await _ in stream { return } }
+            await race.next()
+            race.cancelAll()
+        }
     }
 
     /// The wait before attempt `attempts + 1`, jittered.
@@ -85,8 +108,9 @@ final class DeliveryWorker<S: Store>: Service {
     func sendDue() async throws {
         let store = federation.store
         var senders: [Int64: UserSummary] = [:]
-        // A child answers a delivery's outcome, or nil: a tick, after which the queue is looked at again, so that
-        // deliveries queued while a slow server holds a slot do not wait for it.
+        // A child answers a delivery's outcome, or nil: a pause ended (a second, or more deliveries were queued), after
+        // which the queue is looked at again, so that deliveries queued while a slow server holds a slot do not wait
+        // for it.
         try await withThrowingTaskGroup(of: (id: Int64, outcome: DeliveryOutcome, server: ServerResult?)?.self) {
             group in
             var inFlight = 0
@@ -105,9 +129,11 @@ final class DeliveryWorker<S: Store>: Service {
                 finished = []
                 servers = []
             }
+            var seen: UInt64 = 0
             while true {
                 let free = concurrency - inFlight
                 if !exhausted && (inFlight == 0 || free >= max(1, concurrency / 4)) {
+                    seen = wakes.load(ordering: .acquiring)
                     let due = try await store.claimDeliveries(limit: free, lease: lease)
                     exhausted = due.count < free
                     // Each sender is read once while the worker runs.
@@ -129,8 +155,8 @@ final class DeliveryWorker<S: Store>: Service {
                 }
                 if exhausted && !ticking {
                     ticking = true
-                    group.addTask {
-                        try await Task.sleep(for: .seconds(1))
+                    group.addTask { [seen] in
+                        await self.pause(after: seen)
                         return nil
                     }
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramAPI
 import MakestagramCore
 import MakestagramStore
 
@@ -12,15 +13,7 @@ extension Federation: RemoteDirectory {
             if isLocal(text) { return localUsername(ofActor: text) }
             uri = text
         } else {
-            let name = text.hasPrefix("@") ? text.dropFirst() : Substring(text)
-            let parts = name.split(separator: "@", omittingEmptySubsequences: false)
-            guard parts.count == 2 else { return nil }
-            let user = parts[0].lowercased()
-            let host = parts[1].lowercased()
-            guard user.range(of: #"^[a-z0-9_.\-]{1,64}$"#, options: .regularExpression) != nil,
-                host.range(of: #"^[a-z0-9.\-]+(:[0-9]{1,5})?$"#, options: .regularExpression) != nil,
-                !host.hasPrefix("."), !host.hasSuffix(".")
-            else { return nil }
+            guard let (user, host) = ActivityStreams.handle(text) else { return nil }
             if host == options.domain { return user }
             if store.domainSeverity(ofHost: String(host.split(separator: ":").first ?? "")) == .suspend { return nil }
             if let known = try await store.profile(username: "\(user)@\(host)", viewer: 0) { return known.username }

@@ -78,8 +78,10 @@ struct ChangeSinks {
     let federationBell = ChangeBell()
     /// Federation's remote actors in memory, forgotten as changes say.
     let remoteActors = RemoteActors()
+    /// The keys local actors sign with, in memory, forgotten as changes say.
+    let actorKeys = ActorKeys()
 
-    var sink: FanOutSink { FanOutSink([bus, bell, federationBell, remoteActors]) }
+    var sink: FanOutSink { FanOutSink([bus, bell, federationBell, remoteActors, actorKeys]) }
 }
 
 /// The application over `store`, whose committed changes arrive on `sinks`; `services` run with the server (a
@@ -135,7 +137,7 @@ func buildApplication<S: Store>(
             options: FederationOptions(
                 publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers,
                 stopTryingAfter: TimeInterval(configuration.stopTryingServersAfter)),
-            logger: logger, remoteActors: sinks.remoteActors)
+            logger: logger, remoteActors: sinks.remoteActors, keys: sinks.actorKeys)
     }
     if let federation {
         core.remote.use(federation)

@@ -30,6 +30,7 @@ struct ModerationController<S: Store>: Sendable {
         routes.delete("moderation/domain-blocks/:domain", use: unblockDomain)
         routes.get("moderation/servers", use: servers)
         routes.post("moderation/servers/:server/retry", use: retryServer)
+        routes.post("moderation/users/:username/rotate-key", use: rotateKey)
         return routes
     }
 
@@ -128,6 +129,18 @@ extension ModerationController {
         context.logger.notice(
             "server retried", metadata: ["server": "\(server)", "deliveries": "\(due)", "moderator": "\(user.id)"])
         return DeliveryServers(servers: try await federation.deliveryServers())
+    }
+}
+
+extension ModerationController {
+    /// Gives a person here a new signing key (the old one leaked, say); their followers' servers are sent it.
+    @Sendable func rotateKey(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let user = try await moderator(context)
+        let username = (context.parameters.get("username") ?? "").lowercased()
+        guard let federation else { throw APIError.notFound("user") }
+        try await federation.rotateKey(of: username)
+        context.logger.notice("key rotated", metadata: ["username": "\(username)", "moderator": "\(user.id)"])
+        return .noContent
     }
 }
 

@@ -183,6 +183,10 @@ public protocol FederationStoring: Sendable {
     /// Keeps `key` as the private key of `user` (the instance actor's when nil) unless one is kept already, and
     /// answers the one kept: two instances making a key at once agree on one.
     func saveActorKey(user: Int64?, key: Data) async throws -> Data
+    /// Replaces the private key `user` signs with, and publishes ``StoreEvent/profileChanged(user:)``: every
+    /// instance forgets the old key, and their followers' servers are sent the new one. Throws `notFound` for an
+    /// unknown or remote user.
+    func replaceActorKey(user: Int64, key: Data) async throws
 
     /// Keeps what `document` says of a remote person (their row among the users is made the first time, and their
     /// name, bio, key and inboxes follow later documents) and answers them.
