@@ -21,11 +21,20 @@ public struct FederationOptions: Sendable {
     public var allowPrivatePeers: Bool
     /// How long a server may fail, without answering once, before it is no longer tried until it sends something.
     public var stopTryingAfter: TimeInterval
+    /// The most bytes of other servers' photos kept here, and the longest each is kept (nil: no limit); what is over
+    /// is removed, the longest kept first, and fetched again when asked for.
+    public var remoteMediaBudget: Int?
+    public var remoteMediaMaxAge: TimeInterval?
 
-    public init(publicURL: URL, allowPrivatePeers: Bool = false, stopTryingAfter: TimeInterval = 7 * 86_400) {
+    public init(
+        publicURL: URL, allowPrivatePeers: Bool = false, stopTryingAfter: TimeInterval = 7 * 86_400,
+        remoteMediaBudget: Int? = nil, remoteMediaMaxAge: TimeInterval? = nil
+    ) {
         self.publicURL = publicURL
         self.allowPrivatePeers = allowPrivatePeers
         self.stopTryingAfter = stopTryingAfter
+        self.remoteMediaBudget = remoteMediaBudget
+        self.remoteMediaMaxAge = remoteMediaMaxAge
     }
 
     /// The origin as text, without a trailing slash.
@@ -52,6 +61,8 @@ public final class Federation<S: Store>: Sendable {
     let remoteActors: RemoteActors
     /// Which servers fail, and since when.
     let health: ServerHealth
+    /// The operator's budget for other servers' photos.
+    let remoteMedia: RemoteMediaBudget
     /// The worker that sends deliveries, once ``services(bell:)`` made it.
     private let worker = Mutex<DeliveryWorker<S>?>(nil)
 
@@ -63,6 +74,7 @@ public final class Federation<S: Store>: Sendable {
         self.options = options
         self.remoteActors = remoteActors
         self.health = ServerHealth(giveUpAfter: options.stopTryingAfter)
+        self.remoteMedia = RemoteMediaBudget(maxBytes: options.remoteMediaBudget, maxAge: options.remoteMediaMaxAge)
         keys.use(core.store)
         self.keys = keys
         let store = core.store
@@ -125,7 +137,10 @@ public final class Federation<S: Store>: Sendable {
     package func services(bell: ChangeBell) -> [any Service] {
         let worker = DeliveryWorker(federation: self)
         self.worker.withLock { $0 = worker }
-        return [FederationConsumer(federation: self, bell: bell, worker: worker), worker]
+        return [
+            FederationConsumer(federation: self, bell: bell, worker: worker), worker,
+            RemoteMediaService(federation: self),
+        ]
     }
 
     // MARK: Servers

@@ -174,6 +174,67 @@ extension PostgresStore {
         }
     }
 
+    public func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws {
+        try await write { [logger] connection, _ in
+            let now = Date().timeIntervalSince1970
+            for photo in photos {
+                let files = photo.files
+                let rows = try await connection.query(
+                    """
+                    WITH made AS (
+                      INSERT INTO remote_media (post_id, source, files, kept_at)
+                      VALUES (\(post), \(photo.source), \(files.joined(separator: " ")), \(now)) RETURNING id)
+                    INSERT INTO remote_media_files (file, media_id)
+                    SELECT f, made.id FROM made, unnest(\(files)::text[]) AS f ON CONFLICT DO NOTHING
+                    """, logger: logger)
+                _ = try await rows.collect()
+            }
+        }
+    }
+
+    static func remoteMedia(_ row: (Int64, String, String, Double, Bool)) -> RemoteMedia {
+        RemoteMedia(
+            id: row.0, source: row.1, files: row.2.split(separator: " ").map(String.init),
+            keptAt: Date(timeIntervalSince1970: row.3), evicted: row.4)
+    }
+
+    public func keptRemoteMedia() async throws -> [RemoteMedia] {
+        try await read { [logger] connection in
+            var kept: [RemoteMedia] = []
+            for try await row in try await connection.query(
+                "SELECT id, source, files, kept_at, evicted FROM remote_media WHERE NOT evicted ORDER BY kept_at, id",
+                logger: logger
+            ).decode((Int64, String, String, Double, Bool).self) {
+                kept.append(Self.remoteMedia(row))
+            }
+            return kept
+        }
+    }
+
+    public func remoteMedia(file: String) async throws -> RemoteMedia? {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT m.id, m.source, m.files, m.kept_at, m.evicted
+                FROM remote_media_files f JOIN remote_media m ON m.id = f.media_id WHERE f.file = \(file)
+                """, logger: logger
+            ).collect().first.map { Self.remoteMedia(try $0.decode((Int64, String, String, Double, Bool).self)) }
+        }
+    }
+
+    public func markRemoteMedia(_ ids: [Int64], evicted: Bool) async throws {
+        guard !ids.isEmpty else { return }
+        try await write { [logger] connection, _ in
+            let now = Date().timeIntervalSince1970
+            try await connection.query(
+                """
+                UPDATE remote_media SET evicted = \(evicted),
+                  kept_at = CASE WHEN \(evicted) THEN kept_at ELSE \(now) END
+                WHERE id = ANY(\(ids))
+                """, logger: logger)
+        }
+    }
+
     public func remoteFollowerInboxes(of user: Int64) async throws -> [String] {
         try await read { [logger] connection in
             try await connection.query(

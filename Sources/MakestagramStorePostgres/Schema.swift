@@ -45,6 +45,7 @@ enum Schema {
         ("v30 remote avatars", v30),
         ("v31 domain blocks", v31),
         ("v32 delivery servers", v32),
+        ("v33 remote media", v33),
     ]
 
     static let v1 = """

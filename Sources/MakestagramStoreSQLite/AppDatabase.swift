@@ -108,6 +108,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v26 remote avatars", migrate: Schema.v26)
         migrator.registerMigration("v27 domain blocks", migrate: Schema.v27)
         migrator.registerMigration("v28 delivery servers", migrate: Schema.v28)
+        migrator.registerMigration("v29 remote media", migrate: Schema.v29)
         return migrator
     }
 }

@@ -142,6 +142,59 @@ extension SQLiteStore {
         }
     }
 
+    public func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws {
+        try await write { db in
+            for photo in photos {
+                try db.execute(
+                    sql: "INSERT INTO remote_media (post_id, source, files, kept_at) VALUES (?, ?, ?, ?)",
+                    arguments: [post, photo.source, photo.files.joined(separator: " "), Self.now])
+                let id = db.lastInsertedRowID
+                for file in photo.files {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO remote_media_files (file, media_id) VALUES (?, ?)",
+                        arguments: [file, id])
+                }
+            }
+        }
+    }
+
+    static func remoteMedia(_ row: Row) -> RemoteMedia {
+        RemoteMedia(
+            id: row["id"], source: row["source"],
+            files: (row["files"] as String).split(separator: " ").map(String.init),
+            keptAt: Date(timeIntervalSince1970: row["kept_at"]), evicted: row["evicted"])
+    }
+
+    public func keptRemoteMedia() async throws -> [RemoteMedia] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM remote_media WHERE evicted = 0 ORDER BY kept_at, id").map(
+                Self.remoteMedia)
+        }
+    }
+
+    public func remoteMedia(file: String) async throws -> RemoteMedia? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT m.* FROM remote_media_files f JOIN remote_media m ON m.id = f.media_id WHERE f.file = ?
+                    """, arguments: [file]
+            ).map(Self.remoteMedia)
+        }
+    }
+
+    public func markRemoteMedia(_ ids: [Int64], evicted: Bool) async throws {
+        guard !ids.isEmpty else { return }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        try await write { db in
+            try db.execute(
+                sql: """
+                    UPDATE remote_media SET evicted = ?, kept_at = CASE WHEN ? THEN kept_at ELSE ? END
+                    WHERE id IN (SELECT value FROM json_each(?))
+                    """, arguments: [evicted, evicted, Self.now, list])
+        }
+    }
+
     public func remoteFollowerInboxes(of user: Int64) async throws -> [String] {
         try await read { db in
             try String.fetchAll(

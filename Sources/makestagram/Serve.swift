@@ -117,6 +117,18 @@ struct Serve: AsyncParsableCommand {
                 + "something (default a week; MAKESTAGRAM_STOP_TRYING_SERVERS_AFTER)."))
     var stopTryingServersAfter: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Bytes of other servers' photos kept at most; the longest kept are removed past it and fetched again when "
+                + "asked for (MAKESTAGRAM_REMOTE_MEDIA_BUDGET). (default: 0, no limit)"))
+    var remoteMediaBudget: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds another server's photo is kept before it is removed (and fetched again when asked for) "
+                + "(MAKESTAGRAM_REMOTE_MEDIA_MAX_AGE). (default: 0, no limit)"))
+    var remoteMediaMaxAge: Int?
+
     @Flag(
         help: ArgumentHelp(
             "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments "
@@ -149,6 +161,8 @@ struct Serve: AsyncParsableCommand {
         if !rateLimits.isEmpty { flags[.rateLimits] = .stringArray(rateLimits) }
         set(.publicURL, publicURL)
         set(.stopTryingServersAfter, stopTryingServersAfter)
+        set(.remoteMediaBudget, remoteMediaBudget)
+        set(.remoteMediaMaxAge, remoteMediaMaxAge)
         if demo { flags[.demo] = .bool(true) }
         if allowPrivatePeers { flags[.allowPrivatePeers] = .bool(true) }
         return flags

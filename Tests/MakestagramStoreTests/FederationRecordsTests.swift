@@ -139,3 +139,39 @@ import Testing
         }
     }
 }
+
+/// Photos of other servers' posts, on every store: found by any of their files, listed while kept, marked removed and
+/// kept again, and gone with their post.
+@Suite struct RemoteMediaTests {
+    @Test(arguments: StoreFactory.all)
+    func remotePhotosAreFoundByAnyFileAndGoWithTheirPost(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let bob = try await store.saveRemoteActor(FederationRecordsTests.document("bob"))
+            let post = try await store.photoPost(by: bob.userID, caption: "from elsewhere")
+            try await store.rememberRemoteMedia(
+                post: post,
+                photos: [
+                    ("http://peer.test/a.jpg", ["a1.jpg", "a2.jpg", "a3.webp"]), ("http://peer.test/b.jpg", ["b1.jpg"]),
+                ])
+            let kept = try await store.keptRemoteMedia()
+            #expect(kept.map(\.source) == ["http://peer.test/a.jpg", "http://peer.test/b.jpg"])
+            let a = try #require(try await store.remoteMedia(file: "a3.webp"))
+            #expect(a.files == ["a1.jpg", "a2.jpg", "a3.webp"] && !a.evicted)
+            #expect(try await store.remoteMedia(file: "nothing.jpg") == nil)
+
+            try await store.markRemoteMedia([a.id], evicted: true)
+            #expect(try await store.keptRemoteMedia().map(\.source) == ["http://peer.test/b.jpg"])
+            #expect(try await store.remoteMedia(file: "a1.jpg")?.evicted == true)
+            try await store.markRemoteMedia([a.id], evicted: false)
+            #expect(
+                try await store.keptRemoteMedia().map(\.source) == [
+                    "http://peer.test/b.jpg", "http://peer.test/a.jpg",
+                ], "kept anew")
+
+            try await store.deletePost(id: post, viewer: bob.userID)
+            #expect(try await store.keptRemoteMedia().isEmpty)
+            #expect(try await store.remoteMedia(file: "a1.jpg") == nil)
+        }
+    }
+}

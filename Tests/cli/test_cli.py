@@ -320,6 +320,10 @@ def test_moderating_and_deleting_an_account_from_the_command_line(terminal, serv
     mod.run("moderate", "unblock-server", "loud.example")
     assert [b["domain"] for b in json.loads(mod.run("moderate", "servers", "--json").stdout)] == ["spam.example"]
     assert "server loud.example" in mod.run("moderate", "log").stdout
+    assert "Nothing has been sent to another server yet." in mod.run("moderate", "deliveries").stdout
+    assert json.loads(mod.run("moderate", "deliveries", "--json").stdout) == []
+    assert mod.run("moderate", "retry", "nowhere.example", ok=False).returncode != 0
+    assert mod.run("moderate", "rotate-key", troll_name, ok=False).returncode != 0, "this server does not federate"
     assert "You block rude.example" in troll.run("block-server", "rude.example").stdout
     assert "rude.example" in troll.run("unblock-server").stdout
     troll.run("unblock-server", "rude.example")

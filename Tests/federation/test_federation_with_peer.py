@@ -672,3 +672,57 @@ def test_moderators_see_each_servers_deliveries_and_a_server_failing_too_long_wa
         for server in servers:
             server.stop()
         names.remove()
+
+
+def test_other_servers_photos_stay_within_the_budget_and_are_fetched_again_when_asked_for():
+    names = HostNames()
+    servers = []
+    try:
+        a, p = free_loopback_address(), free_loopback_address()
+        names.add("mk-m.test", a)
+        names.add("pics.test", p)
+        mk = FederatedServer("mk-m.test", a, "--remote-media-budget", "1")
+        servers.append(mk)
+        pics = Peer("pics.test", p)
+        servers.append(pics)
+        pics.person("pix", "Pix")
+        mila = mk.sign_up("mila")
+        start = len(pics.received()["received"])
+        requests.put(mk.base + "/api/v1/users/pix@pics.test/follow", headers=mila, timeout=30).raise_for_status()
+        follow = eventually(lambda: received_of(pics, "Follow", start))[0]["activity"]
+        accept = {"id": f"http://pics.test/accepts/{uuid.uuid4()}", "type": "Accept",
+                  "actor": "http://pics.test/users/pix", "object": follow}
+        assert pics.send("pix", "http://mk-m.test/users/mila/inbox", accept)["status"] == 202
+        note_id = f"http://pics.test/notes/{uuid.uuid4()}"
+        create = {"id": note_id + "/activity", "type": "Create", "actor": "http://pics.test/users/pix",
+                  "object": {"id": note_id, "type": "Note", "attributedTo": "http://pics.test/users/pix",
+                             "content": "<p>Lift-off</p>", "to": ["https://www.w3.org/ns/activitystreams#Public"],
+                             "attachment": [{"type": "Image", "mediaType": "image/jpeg", "name": "A rocket",
+                                             "url": "http://pics.test/media/rocket.jpg"}]}}
+        assert pics.send("pix", "http://mk-m.test/inbox", create)["status"] == 202
+        post = requests.get(mk.base + "/api/v1/timeline", headers=mila, timeout=10).json()["items"][0]
+        photo = post.get("photos", [post.get("image")])[0]
+        media = mk.folder / "data" / "media"
+        files = [photo["full"]["url"].split("/")[-1].split("?")[0], photo["thumb"]["url"].split("/")[-1].split("?")[0]]
+
+        # A budget of one byte keeps nothing: the files go...
+        assert eventually(lambda: not any((media / name).exists() for name in files)), list(media.iterdir())
+        # ...and come back, the same size and shape, when someone asks for them.
+        for url in (photo["full"]["url"], photo["thumb"]["url"]):
+            answer = requests.get(mk.base + url, timeout=30)
+            assert answer.status_code == 200 and answer.content[:3] == b"\xff\xd8\xff", url
+        full = requests.get(mk.base + photo["full"]["url"], timeout=30).content
+        assert len(full) > 1000
+        assert all((media / name).exists() for name in files), "kept again, for a while, whatever the budget"
+        metrics = requests.get(mk.base + "/metrics", timeout=10).text
+
+        def value(name: str) -> float:
+            return float(next(line.split()[-1] for line in metrics.splitlines() if line.startswith(name + " ")))
+        assert value("makestagram_federation_remote_media_refetched_total") >= 1
+        assert value("makestagram_federation_remote_media_evicted_total") >= 1
+        # A name nobody gave is still a 404, and asks no server.
+        assert requests.get(mk.base + "/media/" + "0" * 32 + ".jpg", timeout=10).status_code == 404
+    finally:
+        for server in servers:
+            server.stop()
+        names.remove()

@@ -26,6 +26,11 @@ package struct MediaError: Error, CustomStringConvertible {
 package protocol MediaStorage: Sendable {
     /// Writes `data` under a new name and answers the name; the bytes are on stable storage when it returns.
     func write(_ data: Data, fileExtension: String) throws -> String
+    /// Writes `data` under `name`, a name this storage gave, in place of what it held (a file removed to save space,
+    /// made again); the bytes are on stable storage when it returns.
+    func write(_ data: Data, as name: String) throws
+    /// The size of a file in bytes, or nil when there is none.
+    func size(of name: String) -> Int?
     /// The bytes of a file, or nil when there is none (or `name` is not a name the storage gives).
     func read(_ name: String) throws -> Data?
     /// Removes files; missing ones are ignored.
@@ -61,6 +66,18 @@ package struct FolderMediaStorage: MediaStorage {
         let name =
             (0..<2).map { _ in String(format: "%016llx", UInt64.random(in: .min ... .max)) }.joined()
             + "." + fileExtension
+        try write(data, as: name)
+        return name
+    }
+
+    package func size(of name: String) -> Int? {
+        guard let path = path(for: name) else { return nil }
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : nil
+    }
+
+    package func write(_ data: Data, as name: String) throws {
+        guard Self.isValidName(name) else { throw MediaError(operation: "name", path: name, code: EINVAL) }
         let temporary = directory.appendingPathComponent(".tmp-\(name)").path
         let final = directory.appendingPathComponent(name).path
         let file = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
@@ -85,7 +102,6 @@ package struct FolderMediaStorage: MediaStorage {
             throw error
         }
         try syncDirectory()
-        return name
     }
 
     /// Flushes the folder's entries (names added or removed) to disk.

@@ -94,3 +94,23 @@ extension PhotoWorker {
         }
     }
 }
+
+extension PhotoWorker {
+    /// Makes a photo's files again from its source, as ``store(_:crop:)`` made them, and writes them under their old
+    /// names, `files` (full, thumbnail, then each variant): a photo from another server whose files were removed to
+    /// save space, fetched again. False, and nothing written, when the photo no longer makes as many files.
+    package func restore(_ data: Data, as files: [String]) async throws -> Bool {
+        try await permits.withPermit {
+            try await NIOThreadPool.singleton.runIfActive { [processor, media] in
+                defer { PhotoProcessor.returnFreedMemory() }
+                let photo = try processor.process(data, crop: .original)
+                let images = [photo.full, photo.thumb] + photo.variants
+                guard images.count == files.count,
+                    zip(images, files).allSatisfy({ $1.hasSuffix("." + $0.fileExtension) })
+                else { return false }
+                for (image, name) in zip(images, files) { try media.write(image.data, as: name) }
+                return true
+            }
+        }
+    }
+}

@@ -319,6 +319,7 @@ extension Federation {
         }.prefix(core.maxPhotosPerPost)
         guard !images.isEmpty else { return }
         var uploads: [Int64] = []
+        var kept: [(source: String, files: [String])] = []
         do {
             for image in images {
                 guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { continue }
@@ -333,6 +334,12 @@ extension Federation {
                     NewPhoto(photo: bytes, caption: nil, altText: alt)
                 }
                 uploads.append(upload.id)
+                kept.append(
+                    (
+                        link,
+                        [upload.photo.full.fileName, upload.photo.thumb.fileName]
+                            + upload.photo.variants.map(\.fileName)
+                    ))
             }
             guard !uploads.isEmpty else { return }
             let caption = Self.clipped(
@@ -344,7 +351,10 @@ extension Federation {
             }
             if try await !store.linkRemotePost(post.id, uri: id, url: page) {
                 try await core.posting.delete(postID: post.id, by: actor.userID)
+                return
             }
+            try await store.rememberRemoteMedia(post: post.id, photos: kept)
+            remoteMedia.kept()
         } catch {
             for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
             throw error

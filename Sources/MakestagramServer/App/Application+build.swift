@@ -136,7 +136,10 @@ func buildApplication<S: Store>(
             core: core,
             options: FederationOptions(
                 publicURL: url, allowPrivatePeers: configuration.allowPrivatePeers,
-                stopTryingAfter: TimeInterval(configuration.stopTryingServersAfter)),
+                stopTryingAfter: TimeInterval(configuration.stopTryingServersAfter),
+                remoteMediaBudget: configuration.remoteMediaBudget > 0 ? configuration.remoteMediaBudget : nil,
+                remoteMediaMaxAge: configuration.remoteMediaMaxAge > 0
+                    ? TimeInterval(configuration.remoteMediaMaxAge) : nil),
             logger: logger, remoteActors: sinks.remoteActors, keys: sinks.actorKeys)
     }
     if let federation {
@@ -188,7 +191,11 @@ func buildRouter<S: Store>(
     _ = MetricsBootstrap.registry
     router.add(middleware: ProblemMiddleware(methods: methods, notFoundPage: web.notFoundPage))
     router.addRoutes(SystemController(registry: MetricsBootstrap.registry).routes)
-    router.addRoutes(MediaController(media: core.media, store: store).routes)
+    var restore: (@Sendable (String) async -> Bool)? = nil
+    if let federation {
+        restore = { file in await federation.restoreMedia(file) }
+    }
+    router.addRoutes(MediaController(media: core.media, store: store, restore: restore).routes)
     if let federation {
         router.addRoutes(FederationController(federation: federation).routes)
         router.add(middleware: PostDocumentMiddleware(federation: federation))

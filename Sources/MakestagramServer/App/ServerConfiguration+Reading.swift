@@ -39,6 +39,8 @@ extension ServerConfiguration {
         case publicURL = "public-url"
         case allowPrivatePeers = "allow-private-peers"
         case stopTryingServersAfter = "stop-trying-servers-after"
+        case remoteMediaBudget = "remote-media-budget"
+        case remoteMediaMaxAge = "remote-media-max-age"
 
         /// The environment variable that sets it.
         public var environmentVariable: String {
@@ -124,6 +126,8 @@ extension ServerConfiguration {
         if let seconds = try read.int(.stopTryingServersAfter, in: 1...(365 * 86_400)) {
             stopTryingServersAfter = seconds
         }
+        if let bytes = try read.int(.remoteMediaBudget, in: 0...Int.max) { remoteMediaBudget = bytes }
+        if let seconds = try read.int(.remoteMediaMaxAge, in: 0...(3650 * 86_400)) { remoteMediaMaxAge = seconds }
     }
 
     /// Reads typed values strictly: a value that is there but not of the type is an error, not a default.

@@ -52,6 +52,10 @@ public struct ServerConfiguration: Sendable {
     /// How long, in seconds, another server may fail without answering once before deliveries to it are no longer
     /// tried until it sends something.
     public var stopTryingServersAfter = 7 * 86_400
+    /// The most bytes of other servers' photos kept (0: no limit), and the longest each is kept, in seconds (0: no
+    /// limit); what is over is removed, the longest kept first, and fetched again when asked for.
+    public var remoteMediaBudget = 0
+    public var remoteMediaMaxAge = 0
 
     public init() {}
 

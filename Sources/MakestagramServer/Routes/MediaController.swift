@@ -23,9 +23,13 @@ struct MediaController<S: Store>: Sendable {
         let known = Mutex<(version: UInt64, files: Set<String>)?>(nil)
     }
 
-    init(media: any MediaStorage, store: S) {
+    /// Makes a missing file again when it is one of another server's photos removed to save space (federation on).
+    let restore: (@Sendable (String) async -> Bool)?
+
+    init(media: any MediaStorage, store: S, restore: (@Sendable (String) async -> Bool)? = nil) {
         self.media = media
         self.store = store
+        self.restore = restore
     }
 
     /// Whether `name` belongs to a user hidden from everyone. Free while nobody is (the usual case); otherwise their
@@ -82,9 +86,11 @@ struct MediaController<S: Store>: Sendable {
             .eTag: etag,
         ]
         headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        guard let data = try await NIOThreadPool.singleton.runIfActive({ [media] in try media.read(name) }) else {
-            throw APIError.notFound("file")
+        var read = try await NIOThreadPool.singleton.runIfActive { [media] in try media.read(name) }
+        if read == nil, let restore, await restore(name) {
+            read = try await NIOThreadPool.singleton.runIfActive { [media] in try media.read(name) }
         }
+        guard let data = read else { throw APIError.notFound("file") }
         if let match = request.headers[.ifNoneMatch],
             match.split(separator: ",").contains(where: {
                 $0.trimmingCharacters(in: .whitespaces) == etag || $0.trimmingCharacters(in: .whitespaces) == "*"

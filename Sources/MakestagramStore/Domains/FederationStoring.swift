@@ -136,6 +136,25 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case gaveUp(status: Int?, error: String)
 }
 
+/// A photo of a post from another server, as kept here: where it was fetched from and the files the photo pipeline
+/// made of it, in the order it makes them (full, thumbnail, then each responsive variant).
+public struct RemoteMedia: Sendable, Equatable {
+    public var id: Int64
+    public var source: String
+    public var files: [String]
+    public var keptAt: Date
+    /// Whether its files were removed to keep within the operator's budget (they are fetched again when asked for).
+    public var evicted: Bool
+
+    public init(id: Int64, source: String, files: [String], keptAt: Date, evicted: Bool) {
+        self.id = id
+        self.source = source
+        self.files = files
+        self.keptAt = keptAt
+        self.evicted = evicted
+    }
+}
+
 /// How a server answered one delivery: it took it (or refused it for good: it is up), or it did not answer, or
 /// answered a 5xx or 429 (`error`).
 public struct ServerResult: Sendable, Equatable {
@@ -221,6 +240,16 @@ public protocol FederationStoring: Sendable {
     func remotePosts(among posts: [Int64]) async throws -> Set<Int64>
     /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
     func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)?
+
+    /// Notes where the photos of local post `post` (from another server) came from, and their files; they go with
+    /// the post.
+    func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws
+    /// The photos from other servers whose files are here, the longest kept first.
+    func keptRemoteMedia() async throws -> [RemoteMedia]
+    /// The photo from another server one of whose files is `file`.
+    func remoteMedia(file: String) async throws -> RemoteMedia?
+    /// Notes that the files of `ids` were removed (`evicted`), or are here again, kept from now.
+    func markRemoteMedia(_ ids: [Int64], evicted: Bool) async throws
 
     /// Makes `consumer` a durable consumer of the change log, from the log's end, unless it is one already.
     func joinChangeLog(consumer: String) async throws
