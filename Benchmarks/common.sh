@@ -72,3 +72,25 @@ measure() {
 }
 
 machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
+
+# seed_remote_followers DB PEER_PORT [EXTRA_SQL]: 10,000 remote people on the 100 loopback servers at PEER_PORT+1…
+# (100 each, as federation_peers.py serves them) following bench1 (user 1), in the SQLite database DB, with EXTRA_SQL
+# in the same transaction.
+seed_remote_followers() {
+  sqlite3 "$1" <<SQL
+PRAGMA synchronous = OFF;
+BEGIN;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
+INSERT INTO users (username, display_name, password_hash, created_at)
+SELECT 'f' || i || '@127.0.0.1:' || ($2 + 1 + i % 100), 'Follower ' || i, '!', 1700000000 FROM n;
+INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, fetched_at)
+SELECT id, 'http://' || substr(username, instr(username, '@') + 1) || '/users/' || substr(username, 1, instr(username, '@') - 1),
+  'http://' || substr(username, instr(username, '@') + 1) || '/inbox', 'http://' || substr(username, instr(username, '@') + 1) || '/inbox',
+  'k' || id, 'none', 1700000000
+FROM users WHERE username LIKE 'f%@127.0.0.1:%';
+INSERT INTO follows (follower_id, followee_id, created_at)
+SELECT id, 1, 1700000000 FROM users WHERE username LIKE 'f%@127.0.0.1:%';
+${3:-}
+COMMIT;
+SQL
+}

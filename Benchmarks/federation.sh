@@ -50,24 +50,10 @@ python3 Benchmarks/federation_peers.py sign --folder "$work" --peer-port "$peer_
   --count 120000 --out "$work/signed.tsv"
 
 # 10,000 remote followers of bench1 on the 100 servers, and 100 remote followers for each of 100 members.
-sqlite3 "$work/data/makestagram.sqlite" <<SQL
-PRAGMA synchronous = OFF;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
-INSERT INTO users (username, display_name, password_hash, created_at)
-SELECT 'f' || i || '@127.0.0.1:' || ($peer_port + 1 + i % 100), 'Follower ' || i, '!', 1700000000 FROM n;
-INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, fetched_at)
-SELECT id, 'http://' || substr(username, instr(username, '@') + 1) || '/users/' || substr(username, 1, instr(username, '@') - 1),
-  'http://' || substr(username, instr(username, '@') + 1) || '/inbox', 'http://' || substr(username, instr(username, '@') + 1) || '/inbox',
-  'k' || id, 'none', 1700000000
-FROM users WHERE username LIKE 'f%@127.0.0.1:%';
-INSERT INTO follows (follower_id, followee_id, created_at)
-SELECT id, 1, 1700000000 FROM users WHERE username LIKE 'f%@127.0.0.1:%';
+seed_remote_followers "$work/data/makestagram.sqlite" "$peer_port" "
 INSERT OR IGNORE INTO follows (follower_id, followee_id, created_at)
 SELECT f.id, m.id, 1700000000 FROM (SELECT id FROM users WHERE username LIKE 'f%@127.0.0.1:%' ORDER BY id LIMIT 100) f,
-  (SELECT id FROM users WHERE username LIKE 'member%' ORDER BY id LIMIT 100) m;
-COMMIT;
-SQL
+  (SELECT id FROM users WHERE username LIKE 'member%' ORDER BY id LIMIT 100) m;"
 
 run_local() {
   TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/timeline.lua "$base" > /dev/null

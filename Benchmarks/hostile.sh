@@ -28,21 +28,7 @@ stop_server
 start_federated
 stop_server
 python3 Benchmarks/federation_peers.py keys --folder "$work"
-sqlite3 "$work/data/makestagram.sqlite" <<SQL
-PRAGMA synchronous = OFF;
-BEGIN;
-WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)
-INSERT INTO users (username, display_name, password_hash, created_at)
-SELECT 'f' || i || '@127.0.0.1:' || ($peer_port + 1 + i % 100), 'Follower ' || i, '!', 1700000000 FROM n;
-INSERT INTO remote_actors (user_id, uri, inbox, shared_inbox, key_id, public_key_pem, fetched_at)
-SELECT id, 'http://' || substr(username, instr(username, '@') + 1) || '/users/' || substr(username, 1, instr(username, '@') - 1),
-  'http://' || substr(username, instr(username, '@') + 1) || '/inbox', 'http://' || substr(username, instr(username, '@') + 1) || '/inbox',
-  'k' || id, 'none', 1700000000
-FROM users WHERE username LIKE 'f%@127.0.0.1:%';
-INSERT INTO follows (follower_id, followee_id, created_at)
-SELECT id, 1, 1700000000 FROM users WHERE username LIKE 'f%@127.0.0.1:%';
-COMMIT;
-SQL
+seed_remote_followers "$work/data/makestagram.sqlite" "$peer_port"
 
 peers_pid=""
 start_peers() {

@@ -93,6 +93,14 @@ class FederatedServer:
         assert answer.status_code == 201, answer.text
         return {"Authorization": "Bearer " + answer.json()["token"]}
 
+    def moderator(self, username: str) -> dict:
+        """Signs `username` up and makes them a moderator on the server's machine (`makestagram admin grant`)."""
+        headers = self.sign_up(username)
+        granted = subprocess.run([server_binary(), "admin", "grant", username, "--data", str(self.folder / "data")],
+                                 capture_output=True, text=True)
+        assert granted.returncode == 0, granted.stderr
+        return headers
+
     def stop(self):
         try:
             os.killpg(self.process.pid, signal.SIGTERM)

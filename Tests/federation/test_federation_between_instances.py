@@ -152,9 +152,6 @@ def test_mastodon_py_on_one_server_follows_favourites_and_reads_someone_on_the_o
 
 
 def test_a_rotated_key_signs_from_then_on_and_the_other_server_reads_it_again(pair):
-    import subprocess
-    from federation_support import server_binary
-
     mk_a, mk_b = pair
     kay, ben = mk_a.sign_up("kay"), mk_b.sign_up("ben")
     a1, b1 = mk_a.base + "/api/v1", mk_b.base + "/api/v1"
@@ -166,12 +163,7 @@ def test_a_rotated_key_signs_from_then_on_and_the_other_server_reads_it_again(pa
         return requests.get("http://mk-a.test/users/kay", headers={"Accept": "application/activity+json"},
                             timeout=10).json()["publicKey"]["publicKeyPem"]
     before = public_key()
-    mk_a.sign_up("keeper")
-    granted = subprocess.run([server_binary(), "admin", "grant", "keeper", "--data", str(mk_a.folder / "data")],
-                             capture_output=True, text=True)
-    assert granted.returncode == 0, granted.stderr
-    keeper = {"Authorization": "Bearer " + requests.post(
-        a1 + "/sessions", json={"username": "keeper", "password": "correct horse"}, timeout=10).json()["token"]}
+    keeper = mk_a.moderator("keeper")
     assert requests.post(a1 + "/moderation/users/kay/rotate-key", headers=kay, timeout=30).status_code == 403
     assert requests.post(a1 + "/moderation/users/nobody/rotate-key", headers=keeper, timeout=30).status_code == 404
     assert requests.post(a1 + "/moderation/users/kay/rotate-key", headers=keeper, timeout=30).status_code == 204

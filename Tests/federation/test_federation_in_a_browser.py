@@ -2,12 +2,11 @@
 button says Requested until mk-a accepts), and her post arrives in bea's feed with its alt text, shown from mk-b; bea
 reports it to mk-a too, and it lands in mk-a's moderators' queue."""
 import pathlib
-import subprocess
 import sys
 
 import requests
 
-from federation_support import eventually, server_binary
+from federation_support import eventually
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "browser"))
 from browser_support import Browser, Person  # noqa: E402
@@ -72,13 +71,7 @@ def test_following_someone_on_another_server_from_the_web_client(pair):
         assert forward.is_selected() and "Also report it to mk-a.test" in browser.text("dialog")
         browser.click("dialog button[type=submit]")
         browser.wait_until(lambda: "moderators" in browser.text("#toasts"))
-        mk_a.sign_up("warden")
-        granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk_a.folder / "data")],
-                                 capture_output=True, text=True)
-        assert granted.returncode == 0, granted.stderr
-        warden = {"Authorization": "Bearer " + requests.post(
-            mk_a.base + "/api/v1/sessions", json={"username": "warden", "password": "correct horse"},
-            timeout=10).json()["token"]}
+        warden = mk_a.moderator("warden")
 
         def queued():
             items = requests.get(mk_a.base + "/api/v1/moderation/reports", headers=warden, timeout=10).json()["items"]

@@ -535,12 +535,7 @@ def test_a_suspended_remote_person_stays_refused(world):
         return peer.send("gus", "http://mk-a.test/inbox", activity)["status"]
     # gus is known here (and kept in memory by the inbox) before the moderators act.
     assert like(1) == 202 and undo(1) == 202
-    mk.sign_up("warden")
-    granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk.folder / "data")],
-                             capture_output=True, text=True)
-    assert granted.returncode == 0, granted.stderr
-    warden = requests.post(mk.base + "/api/v1/sessions", timeout=10,
-                           json={"username": "warden", "password": "correct horse"}).json()["token"]
+    warden = mk.moderator("warden")["Authorization"].split(" ")[1]
     suspended = requests.post(mk.base + "/api/v1/moderation/users/gus@peer.test/suspend", timeout=10,
                               headers={"Authorization": f"Bearer {warden}"}, json={"reason": "spam"})
     assert suspended.status_code in (200, 204), suspended.text
@@ -608,13 +603,7 @@ def test_moderators_see_each_servers_deliveries_and_a_server_failing_too_long_wa
         servers.append(down)
         down.person("dot", "Dot Down")
         tess = mk.sign_up("tess")
-        mk.sign_up("warden")
-        granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk.folder / "data")],
-                                 capture_output=True, text=True)
-        assert granted.returncode == 0, granted.stderr
-        warden = {"Authorization": "Bearer " + requests.post(
-            mk.base + "/api/v1/sessions", json={"username": "warden", "password": "correct horse"},
-            timeout=10).json()["token"]}
+        warden = mk.moderator("warden")
 
         def state() -> dict:
             answer = requests.get(mk.base + "/api/v1/moderation/servers", headers=warden, timeout=10)

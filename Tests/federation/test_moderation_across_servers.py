@@ -4,13 +4,12 @@ those who follow them); a person blocks a server for themselves through the Mast
 met later are blocked as they arrive; reports go to the reported post's server as `Flag`s, and theirs land in the
 moderators' queue here."""
 import pathlib
-import subprocess
 import uuid
 
 import pytest
 import requests
 
-from federation_support import FederatedServer, HostNames, Peer, eventually, free_loopback_address, server_binary
+from federation_support import FederatedServer, HostNames, Peer, eventually, free_loopback_address
 
 PHOTOS = pathlib.Path(__file__).resolve().parents[1] / "TestFixtures" / "photos"
 PUBLIC = "https://www.w3.org/ns/activitystreams#Public"
@@ -29,13 +28,8 @@ def world():
         servers.append(mk)
         rogue, loud = Peer("rogue.test", r), Peer("loud.test", l)
         servers += [rogue, loud]
-        mk.sign_up("warden")
-        granted = subprocess.run([server_binary(), "admin", "grant", "warden", "--data", str(mk.folder / "data")],
-                                 capture_output=True, text=True)
-        assert granted.returncode == 0, granted.stderr
-        warden = requests.post(mk.base + "/api/v1/sessions", timeout=10,
-                               json={"username": "warden", "password": "correct horse"}).json()["token"]
-        yield {"mk": mk, "rogue": rogue, "loud": loud, "warden": {"Authorization": f"Bearer {warden}"}}
+        warden = mk.moderator("warden")
+        yield {"mk": mk, "rogue": rogue, "loud": loud, "warden": warden}
     finally:
         for server in servers:
             server.stop()
