@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Federation in public on PostgreSQL: two instances on one database, and kill -9 of one of them once 30 of 100
 # loopback servers have a post (a person with 10,000 remote followers, 100 on each): the other instance sends the
-# rest (what the killed one had taken waits for its two-minute lease). Then the killed one is started again. For each
+# rest (what the killed one had taken waits for its lease, 45 s). Then the killed one is started again. For each
 # round: servers reached, copies per server (a second copy carries the same activity id), and the seconds until every
 # server had it. Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/hostile-postgres.sh [rounds, default 2]

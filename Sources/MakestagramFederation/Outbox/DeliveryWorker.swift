@@ -18,7 +18,9 @@ final class DeliveryWorker<S: Store>: Service {
     let federation: Federation<S>
     /// How many deliveries are sent at once.
     let concurrency: Int
-    /// How long a taken delivery is kept from others: longer than one attempt can take.
+    /// How long a taken delivery is kept from others: longer than one attempt can take (a 10-second exchange, and
+    /// the wait for its outcome to be recorded with others'), and what a delivery taken by an instance that died
+    /// waits before another sends it.
     let lease: Duration
     /// Servers that failed lately (by host and port): how many times in a row, and until when they are left alone.
     private let resting = Mutex<[String: (failures: Int, until: Date)]>([:])
@@ -35,7 +37,7 @@ final class DeliveryWorker<S: Store>: Service {
     /// The most attempts: the waits between them (30 s doubling, at most 12 h) add up to about two days.
     static var maxAttempts: Int { 15 }
 
-    init(federation: Federation<S>, concurrency: Int = 32, lease: Duration = .seconds(120)) {
+    init(federation: Federation<S>, concurrency: Int = 32, lease: Duration = .seconds(45)) {
         self.federation = federation
         self.concurrency = concurrency
         self.lease = lease
