@@ -102,6 +102,11 @@ def test_mastodon_py_signs_in_posts_pages_favourites_follows_streams_and_revokes
     assert "Cat number 0" in second[0].content
 
     felix = mara.account_lookup("felix")
+    named = mara.status_post("Hello @felix and @nobody_here", media_ids=[mara.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert [(m.acct, m.username, m.id) for m in named.mentions] == [("felix", "felix", felix.id)]
+    assert named.mentions[0].url.endswith("/u/felix")
+    assert mara.status(named.id).mentions[0].acct == "felix"
+    mara.status_delete(named.id)
     assert mara.account_follow(felix.id).following
     assert mara.account_relationships([felix.id])[0].following
 

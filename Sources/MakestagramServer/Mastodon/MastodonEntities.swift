@@ -98,11 +98,19 @@ enum Mastodon {
         var application: OrNull<String> = nil
         var account: Account
         var mediaAttachments: [MediaAttachment]
-        var mentions: [String] = []
+        var mentions: [Mention] = []
         var tags: [Tag]
         var emojis: [String] = []
         var card: OrNull<String> = nil
         var poll: OrNull<String> = nil
+    }
+
+    /// Someone a status names (`@alice`, `@bob@example.social`).
+    struct Mention: Encodable {
+        var id: String
+        var username: String
+        var url: String
+        var acct: String
     }
 
     struct Tag: Encodable {

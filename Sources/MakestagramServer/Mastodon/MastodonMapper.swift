@@ -91,6 +91,7 @@ struct MastodonMapper<S: Store>: Sendable {
         for post in posts where Limits.isRemoteUsername(post.author.username) {
             remote[post.id] = try await store.remotePostURI(of: post.id)
         }
+        let mentioned = try await mentions(in: posts.map(\.caption))
         return posts.compactMap { post in
             profiles[post.author.id].map {
                 var status = status(post, author: $0)
@@ -98,9 +99,29 @@ struct MastodonMapper<S: Store>: Sendable {
                     status.uri = original.uri
                     status.url = original.url ?? original.uri
                 }
+                status.mentions = (Mentions.of(post.caption) + Mentions.remote(of: post.caption)).compactMap {
+                    mentioned[$0.lowercased()]
+                }
                 return status
             }
         }
+    }
+
+    /// The people `texts` name who are known here and whom the viewer may see, by lower-cased name (`alice`,
+    /// `bob@example.social`), each looked up once.
+    func mentions(in texts: [String]) async throws -> [String: Mastodon.Mention] {
+        var names = Set<String>()
+        for text in texts where text.contains("@") {
+            names.formUnion((Mentions.of(text) + Mentions.remote(of: text)).map { $0.lowercased() })
+        }
+        var found: [String: Mastodon.Mention] = [:]
+        for name in names.prefix(50) {
+            guard let profile = try await store.profile(username: name, viewer: viewer) else { continue }
+            found[name] = Mastodon.Mention(
+                id: String(profile.id), username: String(profile.username.split(separator: "@").first ?? ""),
+                url: origin + "/u/" + profile.username, acct: profile.username)
+        }
+        return found
     }
 
     func relationship(_ id: Int64) async throws -> Mastodon.Relationship {
