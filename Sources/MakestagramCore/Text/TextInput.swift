@@ -57,6 +57,15 @@ package enum TextInput {
     }
 
     /// A display name, trimmed: 1 to 50 characters without control or bidirectional formatting characters.
+    /// The server `raw` names (``DomainName/normalized(_:)``), or an invalid `domain` field.
+    package static func domain(_ raw: String) throws -> String {
+        guard let domain = DomainName.normalized(raw) else {
+            throw UseCaseError.invalidField(
+                field: "domain", reason: "must be a server's host name, such as example.social")
+        }
+        return domain
+    }
+
     package static func displayName(_ raw: String) throws -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         if let scalar = TextRules.controlCharacter(in: name) {

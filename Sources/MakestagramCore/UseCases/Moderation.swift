@@ -47,15 +47,6 @@ package struct Moderation<S: Store>: Sendable {
         }
     }
 
-    /// The domain `raw` names (``DomainName/normalized(_:)``), or an invalid `domain` field.
-    static func domain(_ raw: String) throws -> String {
-        guard let domain = DomainName.normalized(raw) else {
-            throw UseCaseError.invalidField(
-                field: "domain", reason: "must be a server's host name, such as example.social")
-        }
-        return domain
-    }
-
     /// Blocks another server and its subdomains for everyone here (`severity`), or lifts its block (nil), and
     /// answers the blocks now standing. A suspension removes what its people made here (their posts, likes,
     /// comments and follows, as when their server deletes their accounts) and federation refuses the server from
@@ -66,8 +57,8 @@ package struct Moderation<S: Store>: Sendable {
         _ raw: String, severity: DomainBlockSeverity?, by user: UserSummary, reason: String?
     ) async throws -> [DomainBlock] {
         let moderator = try await moderator(user)
-        let domain = try Self.domain(raw)
-        try await store.setDomainBlock(
+        let domain = try TextInput.domain(raw)
+        _ = try await store.setDomainBlock(
             domain: domain, severity: severity, moderator: moderator.id, reason: try self.reason(reason))
         let people = try await core.store.remoteUsers(onDomain: domain)
         switch store.domainSeverity(ofHost: domain) {

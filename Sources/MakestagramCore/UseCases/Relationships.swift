@@ -79,7 +79,7 @@ package struct Relationships<S: Store>: Sendable {
     /// lifting it lifts those blocks, and no block made one by one. Counted with follows.
     package func blockDomain(_ raw: String, by user: Int64, blocking: Bool) async throws -> [String] {
         try core.protection.take(.follows, user: user)
-        let domain = try Moderation<S>.domain(raw)
+        let domain = try TextInput.domain(raw)
         if blocking {
             guard try await store.domainBlocks(viewer: user).count < Limits.maxDomainBlocks else {
                 throw UseCaseError.conflict(
