@@ -82,6 +82,11 @@ let package = Package(
             providers: [.apt(["libvips-dev"]), .brew(["vips"])]
         ),
         .target(name: "Photos", dependencies: ["CVips"]),
+        .systemLibrary(
+            name: "CLibcrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         .target(
             name: "MakestagramCore",
             dependencies: [
@@ -98,6 +103,7 @@ let package = Package(
             name: "MakestagramFederation",
             dependencies: [
                 "MakestagramAPI", "MakestagramStore", "MakestagramCore",
+                .target(name: "CLibcrypto", condition: .when(platforms: [.linux])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [--test]   (--test adds what the test suite needs)
 set -euo pipefail
 
-packages=(libvips-dev pkg-config libsqlite3-dev)
+packages=(libvips-dev libssl-dev pkg-config libsqlite3-dev)
 [ "${1:-}" = "--test" ] && packages+=(python3 python3-pip chromium chromium-driver curl strace postgresql nginx)
 
 missing=()

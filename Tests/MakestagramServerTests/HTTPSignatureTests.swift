@@ -6,7 +6,7 @@ import _CryptoExtras
 
 /// HTTP Signatures (draft-cavage) as signed and checked here; the peer tests check them against another library.
 @Suite struct HTTPSignatureTests {
-    static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
+    static let key = try! SigningKey.make()
 
     static func signedPost(body: Data, date: Date = Date()) throws -> (HTTPSignature.Request, HTTPSignature) {
         var request = HTTPSignature.Request(
@@ -26,7 +26,7 @@ import _CryptoExtras
         #expect(parsed == signature)
         #expect(parsed.headers == ["(request-target)", "host", "date", "digest"])
         try parsed.checkCoverage(of: request, body: body)
-        let pem = Self.key.publicKey.pemRepresentation
+        let pem = Self.key.publicKeyPEM
         #expect(try parsed.verifies(request, publicKeyPEM: pem))
 
         var moved = request
@@ -40,6 +40,17 @@ import _CryptoExtras
         #expect(throws: HTTPSignature.Failure.digestMismatch) {
             try parsed.checkCoverage(of: request, body: Data(#"{"type":"Undo"}"#.utf8))
         }
+    }
+
+    @Test func theSignatureIsPKCS1OverSHA256AsSwiftCryptoMakesIt() throws {
+        // On Linux the key signs with the system's OpenSSL; PKCS#1 v1.5 is deterministic, so its bytes must be
+        // swift-crypto's, and a key read back from its DER signs the same.
+        let text = Data("(request-target): post /inbox\nhost: mk-a.test".utf8)
+        let signed = try Self.key.signature(for: text)
+        let expected = try Self.key.key.signature(for: text, padding: .insecurePKCS1v1_5).rawRepresentation
+        #expect(signed == expected)
+        #expect(try SigningKey(derRepresentation: Self.key.derRepresentation).signature(for: text) == expected)
+        #expect(try Self.key.signature(for: Data()) != expected)
     }
 
     @Test func theDigestsAlgorithmNameIsReadInAnyCaseAndHs2019IsAccepted() throws {

@@ -1,7 +1,6 @@
 import Foundation
 import MakestagramStore
 import Synchronization
-import _CryptoExtras
 
 /// The RSA keys local actors sign with: one per person and one for the instance actor, each made (2048 bits) the
 /// first time it is needed and kept in the store, so that every instance signs with the same key and a restart
@@ -9,7 +8,7 @@ import _CryptoExtras
 /// that way, ``FederationStoring/replaceActorKey(user:key:)``), on every instance, through the change log.
 public final class ActorKeys: StoreEventSink {
     private let store = Mutex<(any FederationStoring)?>(nil)
-    private let held = Mutex<(keys: [Int64: _RSA.Signing.PrivateKey], epoch: UInt64)>(([:], 0))
+    private let held = Mutex<(keys: [Int64: SigningKey], epoch: UInt64)>(([:], 0))
 
     public init() {}
 
@@ -30,11 +29,11 @@ public final class ActorKeys: StoreEventSink {
     public func rotate(user: Int64) async throws {
         guard let store = store.withLock({ $0 }) else { throw StoreError.notFound("store") }
         try await store.replaceActorKey(
-            user: user, key: try _RSA.Signing.PrivateKey(keySize: .bits2048).derRepresentation)
+            user: user, key: try SigningKey.make().derRepresentation)
     }
 
     /// The private key of `user`, or the instance actor's when nil.
-    public func key(for user: Int64?) async throws -> _RSA.Signing.PrivateKey {
+    public func key(for user: Int64?) async throws -> SigningKey {
         let slot = user ?? 0
         let (known, epoch) = held.withLock { ($0.keys[slot], $0.epoch) }
         if let key = known { return key }
@@ -43,10 +42,10 @@ public final class ActorKeys: StoreEventSink {
         if let stored = try await store.actorKey(user: user) {
             der = stored
         } else {
-            let made = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            let made = try SigningKey.make()
             der = try await store.saveActorKey(user: user, key: made.derRepresentation)
         }
-        let key = try _RSA.Signing.PrivateKey(derRepresentation: der)
+        let key = try SigningKey(derRepresentation: der)
         // Kept unless a key was forgotten meanwhile (this one may be the old one).
         held.withLock { if $0.epoch == epoch { $0.keys[slot] = key } }
         return key
@@ -54,6 +53,6 @@ public final class ActorKeys: StoreEventSink {
 
     /// The public key of `user` (the instance actor's when nil), PEM.
     public func publicKeyPEM(for user: Int64?) async throws -> String {
-        try await key(for: user).publicKey.pemRepresentation
+        try await key(for: user).publicKeyPEM
     }
 }

@@ -123,13 +123,12 @@ public struct HTTPSignature: Sendable, Equatable {
 
     /// Signs `request` with `key` under `keyID`, over `(request-target)`, `host`, `date` and, when there is a body,
     /// `digest`; the request must carry those headers already (``signedHeaders(method:target:host:body:date:)``).
-    public static func sign(_ request: Request, keyID: String, key: _RSA.Signing.PrivateKey) throws -> HTTPSignature {
+    public static func sign(_ request: Request, keyID: String, key: SigningKey) throws -> HTTPSignature {
         var headers = ["(request-target)", "host", "date"]
         if request.headers["digest"] != nil { headers.append("digest") }
         let text = try signingString(request, headers: headers)
-        let signature = try key.signature(for: Data(text.utf8), padding: .insecurePKCS1v1_5)
-        return HTTPSignature(
-            keyID: keyID, headers: headers, algorithm: "rsa-sha256", signature: signature.rawRepresentation)
+        let signature = try key.signature(for: Data(text.utf8))
+        return HTTPSignature(keyID: keyID, headers: headers, algorithm: "rsa-sha256", signature: signature)
     }
 
     /// The `Digest` header of `body`: `SHA-256=` and the base64 of its SHA-256.
