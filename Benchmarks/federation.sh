@@ -133,7 +133,8 @@ read -r bare2_rps _ _ _ <<< "$(measure "http://127.0.0.1:$bare_port/json")"
 speed=$(openssl speed -seconds 3 rsa2048 2>/dev/null | awk '/^rsa 2048 bits/ {print $6, $7}')
 read -r sign_rate verify_rate <<< "$speed"
 # The same without AVX-512 IFMA (CPUID 7 EBX bit 21), which OpenSSL uses for RSA where the CPU has it and BoringSSL
-# (swift-crypto, what the server signs with) does not: the signature the server actually computes costs about this.
+# (swift-crypto) does not: the server signs with the system's OpenSSL, so the first rate is what its signature costs;
+# this one says what it would cost on a CPU without IFMA, or signing with BoringSSL.
 plain_sign_rate=$(OPENSSL_ia32cap=":~0x200000" openssl speed -seconds 3 rsa2048 2>/dev/null \
   | awk '/^rsa 2048 bits/ {print $6}')
 exact=$(sqlite3 "$work/data/makestagram.sqlite" \
@@ -168,7 +169,8 @@ from the answer until every server has the post, divided by 100): $fan_cpu_us µ
 $sign_us µs ($(ratio "$fan_cpu_us" "$sign_us") of it). The same posts with federation off, over the same windows:
 $quiet_cpu_us µs per hundredth; federation's own CPU per delivery, the difference: $net_cpu_us µs
 ($(ratio "$net_cpu_us" "$sign_us") of a signature). One RSA-2048 signature without AVX-512 IFMA (OpenSSL masked to the
-path BoringSSL takes): $plain_sign_us µs; CPU per delivery beside it: $(ratio "$fan_cpu_us" "$plain_sign_us").
+path BoringSSL takes; the server signs with OpenSSL): $plain_sign_us µs; CPU per delivery beside it:
+$(ratio "$fan_cpu_us" "$plain_sign_us").
 
 Runs, in order (req/s): $runs.
 
