@@ -45,10 +45,14 @@ public struct AccountDeletionStep: Sendable, Equatable {
     public var files: [String]
     /// Whether the account is gone (its user row deleted); otherwise more batches follow.
     public var finished: Bool
+    /// Whether only its row is left, kept until other servers have been told it is gone (its farewell,
+    /// ``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``): ask again later.
+    public var waiting: Bool
 
-    public init(files: [String], finished: Bool) {
+    public init(files: [String], finished: Bool, waiting: Bool = false) {
         self.files = files
         self.finished = finished
+        self.waiting = waiting
     }
 }
 

@@ -21,6 +21,14 @@ extension PostgresStore {
                 VALUES (\(username), \(reserveUsernameUntil.timeIntervalSince1970))
                 ON CONFLICT (username) DO UPDATE SET until = excluded.until
                 """, logger: logger)
+            // Other servers are told, signed with its key, before the row (and the key) goes.
+            try await connection.query(
+                """
+                INSERT INTO account_farewells (user_id)
+                SELECT \(userID) WHERE EXISTS (SELECT 1 FROM change_consumers WHERE name = \(Self.federationConsumer))
+                  AND EXISTS (SELECT 1 FROM actor_keys WHERE user_id = \(userID))
+                ON CONFLICT DO NOTHING
+                """, logger: logger)
             try await Self.hide(connection, userID: userID, status: .deleting, changes: changes, logger: logger)
         }
     }
@@ -134,6 +142,16 @@ extension PostgresStore {
             }
             budget -= follows.count
             guard budget > 0 else { return AccountDeletionStep(files: files, finished: false) }
+
+            // While federation runs, the row stays until other servers have been told (its farewell).
+            let farewell = try await connection.query(
+                """
+                SELECT EXISTS (SELECT 1 FROM change_consumers WHERE name = \(Self.federationConsumer))
+                  AND (EXISTS (SELECT 1 FROM account_farewells WHERE user_id = \(userID))
+                    OR EXISTS (SELECT 1 FROM deliveries WHERE sender_id = \(userID) AND state = 'pending'))
+                """, logger: logger
+            ).collect().first?.decode(Bool.self)
+            if farewell == true { return AccountDeletionStep(files: files, finished: false, waiting: true) }
 
             // Nothing of theirs is left that others see: the user row goes, with what cascades from it.
             for row in try await connection.query(

@@ -248,6 +248,46 @@ extension PostgresStore {
         }
     }
 
+    public func knownInboxes() async throws -> [String] {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT DISTINCT coalesce(r.shared_inbox, r.inbox) FROM remote_actors r
+                JOIN users u ON u.id = r.user_id AND u.status = 'active' ORDER BY 1
+                """, logger: logger
+            ).collect().map { try $0.decode(String.self) }
+        }
+    }
+
+    public func sender(id: Int64) async throws -> (user: UserSummary, leaving: Bool)? {
+        try await read { [logger] connection in
+            guard
+                let row = try await connection.query(
+                    """
+                    SELECT id, username, display_name, status FROM users
+                    WHERE id = \(id) AND status IN ('active', 'deleting')
+                    """, logger: logger
+                ).collect().first
+            else { return nil }
+            let (id, username, name, status) = try row.decode((Int64, String, String, String).self)
+            return (
+                UserSummary(id: id, username: username, displayName: name), status == AccountStatus.deleting.rawValue
+            )
+        }
+    }
+
+    public func leavingUser(username: String) async throws -> Int64? {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT u.id FROM users u JOIN actor_keys k ON k.user_id = u.id
+                WHERE u.username = \(username.lowercased()) AND u.status = 'deleting'
+                  AND position('@' in u.username) = 0
+                """, logger: logger
+            ).collect().first?.decode(Int64.self)
+        }
+    }
+
     public func localUsage() async throws -> (users: Int, posts: Int) {
         try await read { [logger] connection in
             let rows = try await connection.query(
@@ -364,11 +404,15 @@ extension PostgresStore {
         }
     }
 
-    public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
-        -> Bool
-    {
+    public func queueDeliveries(
+        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch
+    ) async throws -> Bool {
         try await write { [logger] connection, _ in
             guard try await Self.moveConsumer(connection, consumer, over: batch, logger: logger) else { return false }
+            if !farewells.isEmpty {
+                try await connection.query(
+                    "DELETE FROM account_farewells WHERE user_id = ANY(\(farewells)::bigint[])", logger: logger)
+            }
             guard !deliveries.isEmpty else { return true }
             let now = Date().timeIntervalSince1970
             try await connection.query(

@@ -46,6 +46,7 @@ enum Schema {
         ("v31 domain blocks", v31),
         ("v32 delivery servers", v32),
         ("v33 remote media", v33),
+        ("v34 account farewells", v34),
     ]
 
     static let v1 = """

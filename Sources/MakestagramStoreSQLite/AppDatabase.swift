@@ -109,6 +109,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v27 domain blocks", migrate: Schema.v27)
         migrator.registerMigration("v28 delivery servers", migrate: Schema.v28)
         migrator.registerMigration("v29 remote media", migrate: Schema.v29)
+        migrator.registerMigration("v30 account farewells", migrate: Schema.v30)
         return migrator
     }
 }

@@ -17,6 +17,13 @@ extension SQLiteStore {
             try db.execute(
                 sql: "INSERT OR REPLACE INTO reserved_usernames (username, until) VALUES (?, ?)",
                 arguments: [row["username"] as String, reserveUsernameUntil.timeIntervalSince1970])
+            // Other servers are told, signed with its key, before the row (and the key) goes.
+            try db.execute(
+                sql: """
+                    INSERT OR IGNORE INTO account_farewells (user_id)
+                    SELECT ? WHERE EXISTS (SELECT 1 FROM change_consumers WHERE name = ?)
+                      AND EXISTS (SELECT 1 FROM actor_keys WHERE user_id = ?)
+                    """, arguments: [userID, Self.federationConsumer, userID])
             try hide(db, userID: userID, status: .deleting)
         }
     }
@@ -99,6 +106,16 @@ extension SQLiteStore {
                 budget -= 1
             }
             guard budget > 0 else { return AccountDeletionStep(files: files, finished: false) }
+
+            // While federation runs, the row stays until other servers have been told (its farewell).
+            let farewell = try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM change_consumers WHERE name = ?)
+                      AND (EXISTS (SELECT 1 FROM account_farewells WHERE user_id = ?)
+                        OR EXISTS (SELECT 1 FROM deliveries WHERE sender_id = ? AND state = 'pending'))
+                    """, arguments: [Self.federationConsumer, userID, userID])
+            if farewell == true { return AccountDeletionStep(files: files, finished: false, waiting: true) }
 
             // Nothing of theirs is left that others see: the user row goes, with what cascades from it.
             if let avatar = try Row.fetchOne(

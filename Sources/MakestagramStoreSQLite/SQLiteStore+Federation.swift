@@ -208,6 +208,45 @@ extension SQLiteStore {
         }
     }
 
+    public func knownInboxes() async throws -> [String] {
+        try await read { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT DISTINCT coalesce(r.shared_inbox, r.inbox) FROM remote_actors r
+                    JOIN users u ON u.id = r.user_id AND u.status = 'active' ORDER BY 1
+                    """)
+        }
+    }
+
+    public func sender(id: Int64) async throws -> (user: UserSummary, leaving: Bool)? {
+        try await read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id, username, display_name, status FROM users
+                        WHERE id = ? AND status IN ('active', 'deleting')
+                        """, arguments: [id])
+            else { return nil }
+            return (
+                UserSummary(id: row["id"], username: row["username"], displayName: row["display_name"]),
+                (row["status"] as String) == AccountStatus.deleting.rawValue
+            )
+        }
+    }
+
+    public func leavingUser(username: String) async throws -> Int64? {
+        try await read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT u.id FROM users u JOIN actor_keys k ON k.user_id = u.id
+                    WHERE u.username = ? AND u.status = 'deleting' AND instr(u.username, '@') = 0
+                    """, arguments: [username])
+        }
+    }
+
     public func localUsage() async throws -> (users: Int, posts: Int) {
         try await read { db in
             let row = try Row.fetchOne(
@@ -311,11 +350,14 @@ extension SQLiteStore {
         }
     }
 
-    public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
-        -> Bool
-    {
+    public func queueDeliveries(
+        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch
+    ) async throws -> Bool {
         try await write { db in
             guard try Self.moveConsumer(db, consumer, over: batch) else { return false }
+            for user in farewells {
+                try db.execute(sql: "DELETE FROM account_farewells WHERE user_id = ?", arguments: [user])
+            }
             let now = Self.now
             for delivery in deliveries {
                 try db.cachedStatement(

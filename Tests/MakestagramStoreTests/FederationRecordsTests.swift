@@ -1,6 +1,7 @@
 import Foundation
 import MakestagramAPI
 import MakestagramStore
+import MakestagramStoreSQLite
 import Testing
 
 /// What federation keeps, on every store: a remote person becomes a user named `user@host` who follows and likes
@@ -172,6 +173,79 @@ import Testing
             try await store.deletePost(id: post, viewer: bob.userID)
             #expect(try await store.keptRemoteMedia().isEmpty)
             #expect(try await store.remoteMedia(file: "a1.jpg") == nil)
+        }
+    }
+}
+
+/// The farewell of an account being deleted, on every store: while federation runs, an account with an actor key
+/// keeps its row (and key) until federation has queued its `Delete` and no delivery it sends is pending; without a
+/// key, or with federation off, it goes at once.
+@Suite struct AccountFarewellTests {
+    static func finish(_ store: any Store, _ user: Int64) async throws -> AccountDeletionStep {
+        var step = AccountDeletionStep(files: [], finished: false)
+        for _ in 0..<20 where !step.finished && !step.waiting {
+            step = try await store.continueAccountDeletion(userID: user, limit: 100)
+        }
+        return step
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func anAccountWithAKeyWaitsUntilItsDeleteIsQueuedAndSent(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            try await store.joinChangeLog(consumer: SQLiteStore.federationConsumer)
+            let alice = try await store.user("alice")
+            let carol = try await store.user("carol")
+            _ = try await store.photoPost(by: alice, caption: "soon gone")
+            _ = try await store.saveActorKey(user: alice, key: Data([1, 2, 3]))
+            let bob = try await store.saveRemoteActor(FederationRecordsTests.document("bob"))
+            _ = try await store.saveRemoteActor(FederationRecordsTests.document("eve", host: "other.test"))
+            _ = try await store.setFollow(viewer: bob.userID, username: "alice", following: true)
+            try await made.settle()
+            #expect(try await store.knownInboxes() == ["http://other.test/inbox", "http://peer.test/inbox"])
+
+            try await store.beginAccountDeletion(userID: alice, reserveUsernameUntil: Date().addingTimeInterval(60))
+            try await store.beginAccountDeletion(userID: carol, reserveUsernameUntil: Date().addingTimeInterval(60))
+            #expect(try await store.sender(id: alice)?.leaving == true)
+            #expect(try await store.leavingUser(username: "alice") == alice, "its key is still shown")
+            #expect(try await store.leavingUser(username: "carol") == nil, "no key to show")
+            #expect(try await store.sender(id: bob.userID)?.leaving == false)
+            #expect(try await Self.finish(store, carol).finished, "no key: nobody elsewhere knew her")
+            #expect(try await store.sender(id: carol) == nil)
+
+            let waiting = try await Self.finish(store, alice)
+            #expect(waiting.waiting && !waiting.finished, "its Delete is not queued yet")
+            #expect(try await store.actorKey(user: alice) == Data([1, 2, 3]), "its key is kept to sign it")
+            #expect(try await store.profile(username: "bob@peer.test", viewer: bob.userID)?.followingCount == 0)
+
+            try await made.settle()
+            let batch = try await store.changes(for: SQLiteStore.federationConsumer, limit: 500)
+            let farewell = OutboundDelivery(
+                activityID: "http://here.test/users/alice#delete", inbox: "http://peer.test/inbox", sender: alice,
+                body: Data("{}".utf8))
+            #expect(
+                try await store.queueDeliveries(
+                    [farewell], farewells: [alice], consumer: SQLiteStore.federationConsumer, batch: batch))
+            #expect(try await Self.finish(store, alice).waiting, "its Delete is still to be sent")
+
+            let claimed = try await store.claimDeliveries(limit: 10, lease: .seconds(60))
+            #expect(claimed.map(\.delivery.activityID) == [farewell.activityID])
+            try await store.finishDeliveries(claimed.map { ($0.id, .delivered(status: 202)) })
+            #expect(try await Self.finish(store, alice).finished)
+            #expect(try await store.actorKey(user: alice) == nil)
+            #expect(try await store.sender(id: alice) == nil)
+            #expect(try await store.leavingUser(username: "alice") == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func withFederationOffNothingWaits(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let alice = try await store.user("alice")
+            _ = try await store.saveActorKey(user: alice, key: Data([1]))
+            try await store.beginAccountDeletion(userID: alice, reserveUsernameUntil: Date().addingTimeInterval(60))
+            #expect(try await Self.finish(store, alice).finished)
         }
     }
 }

@@ -179,3 +179,46 @@ def test_a_rotated_key_signs_from_then_on_and_the_other_server_reads_it_again(pa
         items = requests.get(b1 + "/timeline", headers=ben, timeout=10).json()["items"]
         return [item for item in items if item["caption"] == "New key"]
     assert eventually(arrived, timeout=30), "mk-b took the post signed with the new key"
+
+
+def test_an_account_deleted_on_one_server_is_gone_from_the_other(pair):
+    """dana on mk-a deletes her account: mk-a sends the Delete of her actor, signed with her key (kept until it is
+    sent), and mk-b removes her: her post from ned's feed, her follow and like of ned's post, her follower."""
+    mk_a, mk_b = pair
+    dana, ned = mk_a.sign_up("dana"), mk_b.sign_up("ned")
+    a1, b1 = mk_a.base + "/api/v1", mk_b.base + "/api/v1"
+
+    def follow(api, who, handle, viewer):
+        assert requests.put(f"{api}/users/{handle}/follow", headers=who, timeout=30).status_code == 200
+        assert eventually(lambda: requests.get(f"{api}/users/{handle}", headers=who,
+                                               timeout=10).json()["viewerFollows"]), f"{viewer}'s follow accepted"
+    follow(b1, ned, "dana@mk-a.test", "ned")
+    follow(a1, dana, "ned@mk-b.test", "dana")
+    with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+        assert requests.post(a1 + "/posts", headers=dana, files={"image": photo}, data={"caption": "Dana's cat"},
+                             timeout=60).status_code == 201
+    with open(PHOTOS / "rocket.jpg", "rb") as photo:
+        neds = requests.post(b1 + "/posts", headers=ned, files={"image": photo}, data={"caption": "Ned's rocket"},
+                             timeout=60).json()
+
+    def danas_in_neds_feed():
+        items = requests.get(b1 + "/timeline", headers=ned, timeout=10).json()["items"]
+        return [item for item in items if item["author"]["username"] == "dana@mk-a.test"]
+    assert eventually(danas_in_neds_feed, timeout=20)
+    on_a = eventually(lambda: [item for item in requests.get(a1 + "/timeline", headers=dana, timeout=10).json()["items"]
+                               if item["author"]["username"] == "ned@mk-b.test"], timeout=20)
+    assert requests.put(f"{a1}/posts/{on_a[0]['id']}/like", headers=dana, timeout=30).status_code == 200
+
+    def ned_now():
+        me = requests.get(b1 + "/users/ned", headers=ned, timeout=10).json()
+        post = requests.get(f"{b1}/posts/{neds['id']}", headers=ned, timeout=10).json()
+        return me["followerCount"], me["followingCount"], post["likeCount"]
+    assert eventually(lambda: ned_now() == (1, 1, 1)), ned_now()
+
+    deleted = requests.post(a1 + "/me/delete", headers=dana, json={"password": "correct horse"}, timeout=30)
+    assert deleted.status_code == 202, deleted.text
+    assert eventually(lambda: ned_now() == (0, 0, 0), timeout=20), ned_now()
+    assert danas_in_neds_feed() == []
+    assert requests.get(b1 + "/users/dana@mk-a.test", headers=ned, timeout=10).status_code == 404
+    # Her row, with her key, went once the Delete had been sent.
+    assert eventually(lambda: "account deleted" in mk_a.log_path.read_text(), timeout=20)

@@ -26,7 +26,7 @@ def world():
         a, p = free_loopback_address(), free_loopback_address()
         names.add("mk-a.test", a)
         names.add("peer.test", p)
-        mk = FederatedServer("mk-a.test", a)
+        mk = FederatedServer("mk-a.test", a, "--rate-limit", "signups=off")
         servers.append(mk)
         peer = Peer("peer.test", p)
         servers.append(peer)
@@ -715,3 +715,22 @@ def test_other_servers_photos_stay_within_the_budget_and_are_fetched_again_when_
         for server in servers:
             server.stop()
         names.remove()
+
+
+def test_an_account_deleted_here_is_deleted_on_the_peer_signed_with_its_key(world):
+    mk, peer = world["mk"], world["peer"]
+    gus = mk.sign_up("gus")
+    follow = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/bob",
+              "object": "http://mk-a.test/users/gus"}
+    start = len(peer.received()["received"])
+    assert peer.send("bob", "http://mk-a.test/users/gus/inbox", follow)["status"] == 202
+    assert eventually(lambda: [a for a in received_of(peer, "Accept", start)
+                               if a["activity"]["actor"] == "http://mk-a.test/users/gus"])
+    assert requests.post(mk.base + "/api/v1/me/delete", headers=gus, json={"password": "correct horse"},
+                         timeout=30).status_code == 202
+    deletes = eventually(lambda: [d for d in received_of(peer, "Delete", start)
+                                  if d["activity"]["object"] == "http://mk-a.test/users/gus"])
+    assert len(deletes) == 1, "peer.test once, at its shared inbox"
+    assert deletes[0]["path"] == "/inbox" and deletes[0]["activity"]["actor"] == "http://mk-a.test/users/gus"
+    assert peer.received()["refused"] == [], "bovine verified the signature with gus's key"
+    assert eventually(lambda: "account deleted" in mk.log_path.read_text(), timeout=20)

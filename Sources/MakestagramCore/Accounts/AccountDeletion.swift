@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MakestagramStore
 import ServiceLifecycle
+import Synchronization
 
 /// Something that finishes deleting accounts when told one began.
 package protocol AccountDeletionTrigger: Sendable {
@@ -14,6 +15,8 @@ package protocol AccountDeletionTrigger: Sendable {
 /// the database for long. The account was hidden when its deletion began; what is left is bookkeeping. It runs at
 /// start-up (a deletion a crash interrupted resumes), when woken, and every few minutes (deletions another instance
 /// began and did not finish). Several instances may work on one account: each batch deletes what is still there.
+/// An account whose row waits for its farewell to other servers (``AccountDeletionStep/waiting``) is asked about
+/// again every ``farewellInterval``.
 package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
     package let store: S
     package let media: any MediaStorage
@@ -22,17 +25,22 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
     package let batchSize: Int
     /// How often to look for deletions nobody is finishing.
     package let interval: Duration
+    /// How often to look again at an account waiting for its farewell to other servers.
+    package let farewellInterval: Duration
+    private let recheck = Mutex<Task<Void, Never>?>(nil)
     private let wakeups: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
     package init(
-        store: S, media: any MediaStorage, logger: Logger, batchSize: Int = 200, interval: Duration = .seconds(300)
+        store: S, media: any MediaStorage, logger: Logger, batchSize: Int = 200, interval: Duration = .seconds(300),
+        farewellInterval: Duration = .seconds(2)
     ) {
         self.store = store
         self.media = media
         self.logger = logger
         self.batchSize = batchSize
         self.interval = interval
+        self.farewellInterval = farewellInterval
         (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -47,13 +55,32 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
                 continuation.yield()
             }
         }
-        defer { ticker.cancel() }
-        await finishAll()
-        for await _ in wakeups.cancelOnGracefulShutdown() { await finishAll() }
+        defer {
+            ticker.cancel()
+            recheck.withLock { $0?.cancel() }
+        }
+        await finishAllAndRecheck()
+        for await _ in wakeups.cancelOnGracefulShutdown() { await finishAllAndRecheck() }
+    }
+
+    /// ``finishAll()``, then, if an account waits for its farewell, a wake-up after ``farewellInterval``.
+    private func finishAllAndRecheck() async {
+        guard await finishAll() else { return }
+        recheck.withLock { task in
+            guard task == nil else { return }
+            task = Task {
+                try? await Task.sleep(for: self.farewellInterval)
+                self.recheck.withLock { $0 = nil }
+                self.continuation.yield()
+            }
+        }
     }
 
     /// Finishes every account being deleted; a failure (the database out of reach) leaves the rest for later.
-    package func finishAll() async {
+    /// Answers whether an account waits for its farewell to other servers.
+    @discardableResult
+    package func finishAll() async -> Bool {
+        var waiting = false
         do {
             for userID in try await store.accountsBeingDeleted() where !Task.isCancelledOrShuttingDown {
                 var batches = 0
@@ -69,14 +96,19 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
                             metadata: ["user": "\(userID)", "batches": "\(batches)", "files": "\(files)"])
                         break
                     }
+                    if step.waiting {
+                        waiting = true
+                        break
+                    }
                     // Other writers take their turn between batches.
                     await Task.yield()
                 }
             }
         } catch is CancellationError {
-            return
+            return false
         } catch {
             logger.warning("deleting accounts paused", metadata: ["error": "\(error)"])
         }
+        return waiting
     }
 }

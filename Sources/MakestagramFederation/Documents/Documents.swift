@@ -87,9 +87,22 @@ extension Federation {
 
     /// The actor document of local user `username`, or nil when there is none (or it is a remote person).
     public func actor(username: String) async throws -> JSONObject? {
-        guard !username.contains("@"), let profile = try await store.profile(username: username, viewer: 0),
-            !profile.username.contains("@")
-        else { return nil }
+        guard !username.contains("@") else { return nil }
+        guard let profile = try await store.profile(username: username, viewer: 0), !profile.username.contains("@")
+        else {
+            // An account being deleted shows only its key while its farewell is sent (as Mastodon shows a suspended
+            // one), so that servers that do not keep keys can check the `Delete`.
+            guard let leaving = try await store.leavingUser(username: username) else { return nil }
+            let actor = actorURI(username.lowercased())
+            return [
+                "@context": ActivityStreams.context, "id": actor, "type": "Person",
+                "preferredUsername": username.lowercased(), "inbox": "\(actor)/inbox", "suspended": true,
+                "publicKey": [
+                    "id": "\(actor)#main-key", "owner": actor,
+                    "publicKeyPem": try await keys.publicKeyPEM(for: leaving),
+                ],
+            ]
+        }
         let actor = actorURI(profile.username)
         var document: JSONObject = [
             "@context": ActivityStreams.context,

@@ -109,7 +109,7 @@ final class DeliveryWorker<S: Store>: Service {
     /// are recorded a few at a time, in one write each.
     func sendDue() async throws {
         let store = federation.store
-        var senders: [Int64: UserSummary] = [:]
+        var senders: [Int64: (user: UserSummary, leaving: Bool)] = [:]
         // A child answers a delivery's outcome, or nil: a pause ended (a second, or more deliveries were queued), after
         // which the queue is looked at again, so that deliveries queued while a slow server holds a slot do not wait
         // for it.
@@ -140,7 +140,7 @@ final class DeliveryWorker<S: Store>: Service {
                     exhausted = due.count < free
                     // Each sender is read once while the worker runs.
                     for id in Set(due.compactMap(\.delivery.sender)) where senders[id] == nil {
-                        if let profile = try await store.profile(id: id, viewer: id) { senders[id] = profile.summary }
+                        if let sender = try await store.sender(id: id) { senders[id] = sender }
                     }
                     let known = senders
                     for queued in due {
@@ -201,7 +201,7 @@ final class DeliveryWorker<S: Store>: Service {
     }
 
     /// Sends one delivery; answers how it ended, and how its server answered if it was reached.
-    private func send(_ queued: QueuedDelivery, senders: [Int64: UserSummary]) async -> (
+    private func send(_ queued: QueuedDelivery, senders: [Int64: (user: UserSummary, leaving: Bool)]) async -> (
         DeliveryOutcome, ServerResult?
     ) {
         let delivery = queued.delivery
@@ -233,9 +233,14 @@ final class DeliveryWorker<S: Store>: Service {
             let sender = delivery.sender.flatMap { senders[$0] }
             if delivery.sender != nil && sender == nil {
                 outcome = .gaveUp(status: nil, error: "the sender is gone")
+            } else if let sender, sender.leaving,
+                delivery.activityID != federation.farewellID(of: sender.user.username)
+            {
+                // Of an account being deleted only its farewell is sent: nothing may arrive after it.
+                outcome = .gaveUp(status: nil, error: "the sender is gone")
             } else {
                 let status = try await federation.peers.deliver(
-                    delivery.body, to: inbox, signer: federation.signer(for: sender))
+                    delivery.body, to: inbox, signer: federation.signer(for: sender?.user))
                 outcome = Self.outcome(status: status, error: nil, attempts: queued.attempts)
                 answer =
                     status >= 500 || status == 429

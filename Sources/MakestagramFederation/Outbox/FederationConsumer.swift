@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// after a crash it resumes where it stopped; a delivery queued twice is kept once (activity id and inbox). One
 /// instance of a shared database runs it at a time; the ``DeliveryWorker`` of every instance sends what it queued.
 final class FederationConsumer<S: Store>: Service {
-    static var name: String { "federation" }
+    static var name: String { S.federationConsumer }
 
     let federation: Federation<S>
     let bell: ChangeBell
@@ -47,7 +47,10 @@ final class FederationConsumer<S: Store>: Service {
             return false
         }
         let deliveries = try await federation.deliveries(for: batch.changes)
-        if try await store.queueDeliveries(deliveries, consumer: Self.name, batch: batch), !deliveries.isEmpty {
+        let farewells = Federation<S>.farewells(in: batch.changes)
+        if try await store.queueDeliveries(deliveries, farewells: farewells, consumer: Self.name, batch: batch),
+            !deliveries.isEmpty
+        {
             worker.wake()
         }
         return true

@@ -177,6 +177,23 @@ extension Federation {
                 return [answer("Reject", to: remote, followID: followID, from: local.summary)]
             }
             return []
+        case .userRemoved(let user, let username, .deleting) where !username.contains("@"):
+            // A local account being deleted: its actor's `Delete`, as Mastodon sends it, to every server that may
+            // hold its posts (its followers' first, then every server someone here came from), signed with its key
+            // (its row waits for it, ``FederationStoring/queueDeliveries(_:farewells:consumer:batch:)``). An
+            // account that never had a key was never seen elsewhere.
+            guard try await store.actorKey(user: user) != nil else { return [] }
+            let actor = actorURI(username)
+            let delete: JSONObject = [
+                "@context": "https://www.w3.org/ns/activitystreams", "id": farewellID(of: username), "type": "Delete",
+                "actor": actor, "to": [ActivityStreams.publicAudience], "object": actor,
+            ]
+            var inboxes = try await store.remoteFollowerInboxes(of: user)
+            for inbox in try await store.knownInboxes() where !inboxes.contains(inbox) { inboxes.append(inbox) }
+            let body = ActivityStreams.data(delete)
+            return inboxes.map {
+                OutboundDelivery(activityID: farewellID(of: username), inbox: $0, sender: user, body: body)
+            }
         case .reportForwarded(let postID, let reason):
             // A report of a post from elsewhere, forwarded to its server as Mastodon does: a `Flag` from this
             // server's instance actor (the reporter is not named) naming the author and the post.
@@ -189,6 +206,22 @@ extension Federation {
             return [delivery(flag, to: author.inbox, from: nil)]
         default:
             return []
+        }
+    }
+
+    /// The id of the `Delete` of `username`'s actor, sent when their account is deleted.
+    func farewellID(of username: String) -> String {
+        "\(actorURI(username))#delete"
+    }
+
+    /// The accounts from here whose deletion began in `changes`: their farewells are queued with these changes'
+    /// deliveries.
+    static func farewells(in changes: [LoggedChange]) -> [Int64] {
+        changes.compactMap { change in
+            guard case .userRemoved(let user, let username, .deleting) = change.event, !username.contains("@") else {
+                return nil
+            }
+            return user
         }
     }
 

@@ -147,7 +147,7 @@ func buildApplication<S: Store>(
         logger.info("federation on", metadata: ["public url": "\(federation.options.base)"])
     } else {
         // Nothing is delivered while federation is off, and the change log is not kept for it.
-        try await store.leaveChangeLog(consumer: "federation")
+        try await store.leaveChangeLog(consumer: type(of: store).federationConsumer)
     }
     let router = buildRouter(
         core: core, events: events, web: web, federation: federation, configuration: configuration)

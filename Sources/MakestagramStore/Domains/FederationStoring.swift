@@ -1,4 +1,5 @@
 import Foundation
+import MakestagramAPI
 
 /// A person on another server, as this server knows them. Each has a row among the users (named `user@host`, a
 /// name no local account can take, and with no password), so that they follow, like and are counted exactly as local
@@ -218,6 +219,15 @@ public protocol FederationStoring: Sendable {
     func remoteUsers(onDomain domain: String) async throws -> [(id: Int64, username: String)]
     /// The inboxes that reach every remote follower of `user`, each once (shared inboxes where servers have them).
     func remoteFollowerInboxes(of user: Int64) async throws -> [String]
+    /// An inbox on every server someone here came from, each server once (its shared inbox where it has one): where
+    /// a deleted account's `Delete` goes, as Mastodon sends it, since any of them may hold its posts.
+    func knownInboxes() async throws -> [String]
+    /// The user `id` if their account is active, or being deleted (`leaving`: only their farewell is still sent for
+    /// them); nil otherwise.
+    func sender(id: Int64) async throws -> (user: UserSummary, leaving: Bool)?
+    /// The ID of the local account `username` if it is being deleted and its actor key is still kept (its farewell
+    /// is being sent): its actor document still shows the key, so that other servers can check the farewell.
+    func leavingUser(username: String) async throws -> Int64?
 
     /// How many active local people there are, and how many posts they have (NodeInfo's usage).
     func localUsage() async throws -> (users: Int, posts: Int)
@@ -255,10 +265,14 @@ public protocol FederationStoring: Sendable {
     func joinChangeLog(consumer: String) async throws
     /// Stops keeping the log for `consumer` (federation was turned off).
     func leaveChangeLog(consumer: String) async throws
-    /// Queues `deliveries` (a delivery already queued, same activity and inbox, is left as it is) and moves `consumer`
-    /// from `batch.from` to `batch.to`, in one transaction. False, and nothing written, when the consumer no longer
-    /// stands at `batch.from`.
-    func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws -> Bool
+    /// Queues `deliveries` (a delivery already queued, same activity and inbox, is left as it is), ends the farewells
+    /// of `farewells` (accounts being deleted whose `Delete` is among them,
+    /// ``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``) and moves `consumer` from `batch.from` to
+    /// `batch.to`, in one transaction. False, and nothing written, when the consumer no longer stands at
+    /// `batch.from`.
+    func queueDeliveries(
+        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch
+    ) async throws -> Bool
     /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
     /// again for `lease` (by this or another instance) while they are sent.
     func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
@@ -277,6 +291,18 @@ public protocol FederationStoring: Sendable {
 }
 
 extension FederationStoring {
+    /// The name of federation's consumer of the change log: while it is in the log, accounts being deleted wait for
+    /// their farewell (``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``).
+    public static var federationConsumer: String { "federation" }
+
+    /// Queues `deliveries` and moves `consumer` (``queueDeliveries(_:farewells:consumer:batch:)``), ending no
+    /// farewell.
+    public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
+        -> Bool
+    {
+        try await queueDeliveries(deliveries, farewells: [], consumer: consumer, batch: batch)
+    }
+
     /// Records how attempts at deliveries ended (``finishDeliveries(_:servers:)``), saying nothing of their servers.
     public func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)]) async throws {
         try await finishDeliveries(outcomes, servers: [])
