@@ -351,24 +351,34 @@ extension SQLiteStore {
     }
 
     public func queueDeliveries(
-        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch
-    ) async throws -> Bool {
+        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch,
+        taking lease: Duration?
+    ) async throws -> [QueuedDelivery]? {
         try await write { db in
-            guard try Self.moveConsumer(db, consumer, over: batch) else { return false }
+            guard try Self.moveConsumer(db, consumer, over: batch) else { return nil }
             for user in farewells {
                 try db.execute(sql: "DELETE FROM account_farewells WHERE user_id = ?", arguments: [user])
             }
             let now = Self.now
+            // Taken ones are due when their lease ends, as if claimed (one attempt).
+            let due = lease.map { now + Double($0.components.seconds) } ?? now
+            let attempts = lease == nil ? 0 : 1
+            var taken: [QueuedDelivery] = []
             for delivery in deliveries {
-                try db.cachedStatement(
-                    sql: """
-                        INSERT OR IGNORE INTO deliveries (activity_id, inbox, sender_id, body, next_attempt, created_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
-                        """
-                ).execute(arguments: [delivery.activityID, delivery.inbox, delivery.sender, delivery.body, now, now])
+                let id = try Int64.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            INSERT OR IGNORE INTO deliveries
+                              (activity_id, inbox, sender_id, body, next_attempt, attempts, created_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id
+                            """),
+                    arguments: [
+                        delivery.activityID, delivery.inbox, delivery.sender, delivery.body, due, attempts, now,
+                    ])
+                if lease != nil, let id { taken.append(QueuedDelivery(id: id, delivery: delivery, attempts: 1)) }
             }
             try Self.pruneChanges(db, upTo: batch)
-            return true
+            return taken
         }
     }
 

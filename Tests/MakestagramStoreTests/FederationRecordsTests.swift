@@ -223,14 +223,19 @@ import Testing
             let farewell = OutboundDelivery(
                 activityID: "http://here.test/users/alice#delete", inbox: "http://peer.test/inbox", sender: alice,
                 body: Data("{}".utf8))
+            let taken = try #require(
+                try await store.queueDeliveries(
+                    [farewell, farewell], farewells: [alice], consumer: SQLiteStore.federationConsumer, batch: batch,
+                    taking: .seconds(60)))
+            #expect(taken.map(\.delivery) == [farewell] && taken[0].attempts == 1, "queued once, and taken")
+            #expect(try await Self.finish(store, alice).waiting, "its Delete is still to be sent")
+            #expect(try await store.claimDeliveries(limit: 10, lease: .seconds(60)).isEmpty, "taken: not claimed")
             #expect(
                 try await store.queueDeliveries(
-                    [farewell], farewells: [alice], consumer: SQLiteStore.federationConsumer, batch: batch))
-            #expect(try await Self.finish(store, alice).waiting, "its Delete is still to be sent")
+                    [farewell], farewells: [], consumer: SQLiteStore.federationConsumer, batch: batch,
+                    taking: .seconds(60)) == nil, "the consumer has moved on")
 
-            let claimed = try await store.claimDeliveries(limit: 10, lease: .seconds(60))
-            #expect(claimed.map(\.delivery.activityID) == [farewell.activityID])
-            try await store.finishDeliveries(claimed.map { ($0.id, .delivered(status: 202)) })
+            try await store.finishDeliveries(taken.map { ($0.id, .delivered(status: 202)) })
             #expect(try await Self.finish(store, alice).finished)
             #expect(try await store.actorKey(user: alice) == nil)
             #expect(try await store.sender(id: alice) == nil)

@@ -29,6 +29,10 @@ final class DeliveryWorker<S: Store>: Service {
     /// How many times the worker was woken, and the bell of a wait in ``sendDue()`` (while some deliveries are in
     /// flight, the queue is looked at again as soon as more are queued, not at the next tick).
     private let wakes = Atomic<UInt64>(0)
+    /// The servers whose answer was written to the store lately, with when (``worthWriting(_:)``).
+    private let written = Mutex<[String: ContinuousClock.Instant]>([:])
+    /// Deliveries the consumer queued and took for this worker (``hand(_:)``), with when, oldest first.
+    private let handed = Mutex<[(delivery: QueuedDelivery, at: ContinuousClock.Instant)]>([])
     private let waiting = Mutex<AsyncStream<Void>.Continuation?>(nil)
     var logger: Logger { federation.logger }
 
@@ -42,6 +46,45 @@ final class DeliveryWorker<S: Store>: Service {
         self.concurrency = concurrency
         self.lease = lease
         (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Gives the worker deliveries just queued and taken for it (their lease running), and wakes it.
+    func hand(_ deliveries: [QueuedDelivery]) {
+        let now = ContinuousClock.now
+        handed.withLock { $0 += deliveries.map { ($0, now) } }
+        wake()
+    }
+
+    /// Up to `limit` handed deliveries. One handed more than half a lease ago (the worker was behind) is left to the
+    /// queue, which makes it due again when its lease ends, rather than sent so late that another instance may claim
+    /// it as well.
+    private func takeHanded(_ limit: Int) -> [QueuedDelivery] {
+        let now = ContinuousClock.now
+        return handed.withLock { handed in
+            handed.removeAll { now - $0.at > lease / 2 }
+            let taken = handed.prefix(limit).map(\.delivery)
+            handed.removeFirst(taken.count)
+            return taken
+        }
+    }
+
+    /// The server results among `results` worth writing: every failure, and an answer unless the same server's answer
+    /// was written less than a minute ago and it has not failed since here (the moderators' page shows when a server
+    /// last answered to the minute; a fan-out to a hundred servers would otherwise write each a hundred times).
+    func worthWriting(_ results: [ServerResult]) -> [ServerResult] {
+        let now = ContinuousClock.now
+        return written.withLock { written in
+            if written.count > 10_000 { written = [:] }
+            return results.filter { result in
+                guard result.answered else {
+                    written[result.server] = nil
+                    return true
+                }
+                if let at = written[result.server], now - at < .seconds(60) { return false }
+                written[result.server] = now
+                return true
+            }
+        }
     }
 
     /// Wakes the worker: deliveries were queued.
@@ -103,10 +146,11 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
-    /// Sends every due delivery, up to ``concurrency`` at once, until none is due. Slots are refilled as deliveries
-    /// end (once a quarter of them is free, so that taking more is one write per several deliveries), so that a server
-    /// that answers slowly holds one slot until its time limit, not the deliveries to every other server; outcomes
-    /// are recorded a few at a time, in one write each.
+    /// Sends every due delivery, up to ``concurrency`` at once, until none is due: first those the consumer handed
+    /// over (``hand(_:)``), then the queue's. Slots are refilled as deliveries end (once a quarter of them is free, so
+    /// that taking more is one write per several deliveries), so that a server that answers slowly holds one slot
+    /// until its time limit, not the deliveries to every other server; outcomes are recorded several at a time, in
+    /// one write each.
     func sendDue() async throws {
         let store = federation.store
         var senders: [Int64: (user: UserSummary, leaving: Bool)] = [:]
@@ -123,7 +167,7 @@ final class DeliveryWorker<S: Store>: Service {
             func record() async {
                 guard !finished.isEmpty else { return }
                 do {
-                    try await store.finishDeliveries(finished, servers: servers)
+                    try await store.finishDeliveries(finished, servers: worthWriting(servers))
                     federation.health.note(servers)
                 } catch {
                     logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
@@ -136,8 +180,14 @@ final class DeliveryWorker<S: Store>: Service {
                 let free = concurrency - inFlight
                 if !exhausted && (inFlight == 0 || free >= max(1, concurrency / 4)) {
                     seen = wakes.load(ordering: .acquiring)
-                    let due = try await store.claimDeliveries(limit: free, lease: lease)
-                    exhausted = due.count < free
+                    // Those handed by the consumer first, then the queue's (once those run out: a fan-out to a hundred
+                    // servers claims once, not once a slot).
+                    var due = takeHanded(free)
+                    if due.count < free {
+                        let claimed = try await store.claimDeliveries(limit: free - due.count, lease: lease)
+                        exhausted = claimed.count < free - due.count
+                        due += claimed
+                    }
                     // Each sender is read once while the worker runs.
                     for id in Set(due.compactMap(\.delivery.sender)) where senders[id] == nil {
                         if let sender = try await store.sender(id: id) { senders[id] = sender }
@@ -171,8 +221,9 @@ final class DeliveryWorker<S: Store>: Service {
                 inFlight -= 1
                 finished.append((result.id, result.outcome))
                 if let server = result.server { servers.append(server) }
-                // A delivery ended: more may be due by now (retries coming of age, new deliveries).
-                if inFlight == 0 || finished.count >= max(1, concurrency / 4) {
+                // A delivery ended: more may be due by now (retries coming of age, new deliveries). Outcomes are
+                // written half a round at a time.
+                if inFlight == 0 || finished.count >= max(1, concurrency / 2) {
                     await record()
                     exhausted = false
                 }

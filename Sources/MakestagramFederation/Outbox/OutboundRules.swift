@@ -21,6 +21,8 @@ extension Federation {
         let remote = try await store.remotePosts(among: Array(Set(posts)))
         var deliveries: [OutboundDelivery] = []
         for change in changes {
+            // What the follows of later changes are, as of this one.
+            followerInboxes.note(change.event)
             switch change.event {
             case .likeChanged(let like) where !remote.contains(like.postID): continue
             case .commentCreated(let comment, _, _) where !remote.contains(comment.postId): continue
@@ -180,7 +182,7 @@ extension Federation {
         case .userRemoved(let user, let username, .deleting) where !username.contains("@"):
             // A local account being deleted: its actor's `Delete`, as Mastodon sends it, to every server that may
             // hold its posts (its followers' first, then every server someone here came from), signed with its key
-            // (its row waits for it, ``FederationStoring/queueDeliveries(_:farewells:consumer:batch:)``). An
+            // (its row waits for it, ``FederationStoring/queueDeliveries(_:farewells:consumer:batch:taking:)``). An
             // account that never had a key was never seen elsewhere.
             guard try await store.actorKey(user: user) != nil else { return [] }
             let actor = actorURI(username)
@@ -188,7 +190,7 @@ extension Federation {
                 "@context": "https://www.w3.org/ns/activitystreams", "id": farewellID(of: username), "type": "Delete",
                 "actor": actor, "to": [ActivityStreams.publicAudience], "object": actor,
             ]
-            var inboxes = try await store.remoteFollowerInboxes(of: user)
+            var inboxes = try await followerInboxes.inboxes(of: user, in: store)
             for inbox in try await store.knownInboxes() where !inboxes.contains(inbox) { inboxes.append(inbox) }
             let body = ActivityStreams.data(delete)
             return inboxes.map {
@@ -245,7 +247,7 @@ extension Federation {
     func toFollowers(of author: UserSummary, _ activity: JSONObject, and mentioned: [RemoteActor] = [])
         async throws -> [OutboundDelivery]
     {
-        let inboxes = Self.inboxes(try await store.remoteFollowerInboxes(of: author.id), adding: mentioned)
+        let inboxes = Self.inboxes(try await followerInboxes.inboxes(of: author.id, in: store), adding: mentioned)
         guard !inboxes.isEmpty else { return [] }
         // Written once for every inbox.
         let body = ActivityStreams.data(activity)

@@ -18,7 +18,7 @@ public protocol AccountDeletionStoring: Sendable {
     /// While federation runs (its consumer, ``FederationStoring/federationConsumer``, is in the log), an account
     /// that has an actor key (other servers may hold its posts) was given a farewell when its deletion began: its
     /// user row, with its key, stays (``AccountDeletionStep/waiting``) until federation has queued the `Delete` of
-    /// its actor (``FederationStoring/queueDeliveries(_:farewells:consumer:batch:)``) and no delivery it sends is
+    /// its actor (``FederationStoring/queueDeliveries(_:farewells:consumer:batch:taking:)``) and no delivery it sends is
     /// pending, so that every server is told, signed with its key.
     func continueAccountDeletion(userID: Int64, limit: Int) async throws -> AccountDeletionStep
 }

@@ -268,11 +268,14 @@ public protocol FederationStoring: Sendable {
     /// Queues `deliveries` (a delivery already queued, same activity and inbox, is left as it is), ends the farewells
     /// of `farewells` (accounts being deleted whose `Delete` is among them,
     /// ``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``) and moves `consumer` from `batch.from` to
-    /// `batch.to`, in one transaction. False, and nothing written, when the consumer no longer stands at
-    /// `batch.from`.
+    /// `batch.to`, in one transaction. With a `lease`, the deliveries queued are also taken, as
+    /// ``claimDeliveries(limit:lease:)`` takes them, and answered (in their order), so that the instance that queued
+    /// them sends them without a second transaction; without one, nothing is answered. Nil, and nothing written,
+    /// when the consumer no longer stands at `batch.from`.
     func queueDeliveries(
-        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch
-    ) async throws -> Bool
+        _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch,
+        taking lease: Duration?
+    ) async throws -> [QueuedDelivery]?
     /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
     /// again for `lease` (by this or another instance) while they are sent.
     func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
@@ -295,12 +298,12 @@ extension FederationStoring {
     /// their farewell (``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``).
     public static var federationConsumer: String { "federation" }
 
-    /// Queues `deliveries` and moves `consumer` (``queueDeliveries(_:farewells:consumer:batch:)``), ending no
-    /// farewell.
+    /// Queues `deliveries` and moves `consumer` (``queueDeliveries(_:farewells:consumer:batch:taking:)``), ending no
+    /// farewell and taking none.
     public func queueDeliveries(_ deliveries: [OutboundDelivery], consumer: String, batch: ChangeBatch) async throws
         -> Bool
     {
-        try await queueDeliveries(deliveries, farewells: [], consumer: consumer, batch: batch)
+        try await queueDeliveries(deliveries, farewells: [], consumer: consumer, batch: batch, taking: nil) != nil
     }
 
     /// Records how attempts at deliveries ended (``finishDeliveries(_:servers:)``), saying nothing of their servers.
