@@ -734,3 +734,38 @@ def test_an_account_deleted_here_is_deleted_on_the_peer_signed_with_its_key(worl
     assert deletes[0]["path"] == "/inbox" and deletes[0]["activity"]["actor"] == "http://mk-a.test/users/gus"
     assert peer.received()["refused"] == [], "bovine verified the signature with gus's key"
     assert eventually(lambda: "account deleted" in mk.log_path.read_text(), timeout=20)
+
+
+def test_a_follower_who_comes_or_goes_between_two_posts_gets_exactly_the_posts_made_while_following(world):
+    """Which servers an author's followers are on is kept between posts: a follow or an unfollow in between changes
+    where the next post goes."""
+    mk, peer = world["mk"], world["peer"]
+    hana = mk.sign_up("hana")
+    peer.person("ivy", "Ivy Peer")
+
+    def post(caption: str) -> str:
+        with open(PHOTOS / "rocket.jpg", "rb") as photo:
+            answer = requests.post(mk.base + "/api/v1/posts", headers=hana, files={"image": photo},
+                                   data={"caption": caption}, timeout=60)
+        assert answer.status_code == 201, answer.text
+        return f"http://mk-a.test/p/{answer.json()['id']}"
+
+    def creates_of(note: str, start: int) -> list:
+        return [c for c in received_of(peer, "Create", start) if c["activity"]["object"]["id"] == note]
+
+    start = len(peer.received()["received"])
+    alone = post("Nobody elsewhere follows me")
+    follow = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/ivy",
+              "object": "http://mk-a.test/users/hana"}
+    assert peer.send("ivy", "http://mk-a.test/users/hana/inbox", follow)["status"] == 202
+    followed = post("Now ivy follows me")
+    assert len(eventually(lambda: creates_of(followed, start))) == 1
+    undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/ivy", "object": follow}
+    assert peer.send("ivy", "http://mk-a.test/users/hana/inbox", undo)["status"] == 202
+    after = post("Ivy left")
+    marker = post("Ivy left, and this is the last")
+    follow_again = dict(follow, id=activity_id("follow"))
+    assert peer.send("ivy", "http://mk-a.test/users/hana/inbox", follow_again)["status"] == 202
+    last = post("Ivy is back")
+    assert len(eventually(lambda: creates_of(last, start))) == 1
+    assert creates_of(alone, start) == [] and creates_of(after, start) == [] and creates_of(marker, start) == []
