@@ -585,6 +585,8 @@ extension PostgresStore {
         }
     }
 
+    public func releaseStaleLeases(_ lease: Duration) async throws {}
+
     public func purgeDeliveries(finishedBefore date: Date) async throws {
         try await write { [logger] connection, _ in
             try await connection.query(

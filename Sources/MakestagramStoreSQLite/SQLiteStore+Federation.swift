@@ -506,6 +506,18 @@ extension SQLiteStore {
         }
     }
 
+    public func releaseStaleLeases(_ lease: Duration) async throws {
+        try await write { db in
+            let now = Self.now
+            try db.execute(
+                sql: """
+                    UPDATE deliveries SET next_attempt = ?
+                    WHERE state = 'pending' AND next_attempt > ? AND next_attempt <= ?
+                      AND last_status IS NULL AND last_error IS NULL
+                    """, arguments: [now, now, now + Double(lease.components.seconds)])
+        }
+    }
+
     public func purgeDeliveries(finishedBefore date: Date) async throws {
         try await write { db in
             try db.execute(

@@ -254,3 +254,41 @@ import Testing
         }
     }
 }
+
+/// Deliveries taken by a process that stopped, on every store: SQLite (one process) sends them again as soon as its
+/// worker starts; PostgreSQL (instances share the queue) leaves them to their lease. A retry that waits after a
+/// failure keeps waiting on both.
+@Suite struct StaleLeaseTests {
+    @Test(arguments: StoreFactory.all)
+    func aStoppedProcesssDeliveriesAreDueAgainOnlyWhereNobodyElseCanHoldThem(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let consumer = SQLiteStore.federationConsumer
+            try await store.joinChangeLog(consumer: consumer)
+            let alice = try await store.user("alice")
+            _ = try await store.photoPost(by: alice, caption: "logged")
+            try await made.settle()
+            let batch = try await store.changes(for: consumer, limit: 100)
+            let deliveries = ["http://taken.test/inbox", "http://failed.test/inbox"].map {
+                OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
+            }
+            let taken = try #require(
+                try await store.queueDeliveries(
+                    deliveries, farewells: [], consumer: consumer, batch: batch, taking: .seconds(45)))
+            #expect(taken.count == 2)
+            let failed = try #require(taken.first { $0.delivery.inbox == "http://failed.test/inbox" })
+            try await store.finishDeliveries([
+                (failed.id, .retry(at: Date().addingTimeInterval(30), status: 503, error: "answered 503"))
+            ])
+            #expect(try await store.claimDeliveries(limit: 10, lease: .seconds(45)).isEmpty)
+
+            try await store.releaseStaleLeases(.seconds(45))
+            let claimed = try await store.claimDeliveries(limit: 10, lease: .seconds(45)).map(\.delivery.inbox)
+            if factory.description == "SQLite" {
+                #expect(claimed == ["http://taken.test/inbox"], "the lease of a stopped process, not the retry")
+            } else {
+                #expect(claimed.isEmpty, "another instance may hold it")
+            }
+        }
+    }
+}

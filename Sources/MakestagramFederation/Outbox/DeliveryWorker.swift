@@ -118,6 +118,10 @@ final class DeliveryWorker<S: Store>: Service {
     }
 
     func run() async throws {
+        // What this process took before it stopped (kill -9, a crash) is sent now, not when its lease ends.
+        do { try await federation.store.releaseStaleLeases(lease) } catch {
+            logger.warning("releasing the deliveries of a stopped process failed", metadata: ["error": "\(error)"])
+        }
         let ticker = Task { [continuation] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))

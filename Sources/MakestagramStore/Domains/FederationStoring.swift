@@ -291,6 +291,11 @@ public protocol FederationStoring: Sendable {
     func retryDeliveries(inboxes: [String]) async throws -> Int
     /// Forgets deliveries finished (sent or given up) before `date`.
     func purgeDeliveries(finishedBefore date: Date) async throws
+    /// Called as the delivery worker starts. On a store only one process uses (SQLite), deliveries taken by a process
+    /// that stopped are due again at once: those never tried (no answer or error recorded) that are due within
+    /// `lease`, which only a lease puts there. A store several instances share (PostgreSQL) leaves each to its lease:
+    /// its instance may still be sending it.
+    func releaseStaleLeases(_ lease: Duration) async throws
 }
 
 extension FederationStoring {
