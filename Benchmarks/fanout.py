@@ -11,7 +11,7 @@
       posts once and answers as soon as SERVERS servers have it; prints the activity's id.
   fanout.py crash-count PEER_PORT ACTIVITY TIMEOUT
       waits (at most TIMEOUT seconds) until every one of the 100 servers has ACTIVITY; prints the servers reached, the
-      fewest and most copies per server, and the servers with more than one copy.
+      fewest and most copies per server, the servers with more than one copy, and the seconds it waited.
   fanout.py quiet BASE TOKEN PID WINDOWS
       posts the same way with nothing to deliver (federation off), measuring the server's CPU over the given windows
       after each answer; prints each post's CPU (µs), comma-separated.
@@ -134,7 +134,8 @@ def crash_post(base: str, token: str, peer_port: int, servers: int):
 
 
 def crash_count(peer_port: int, wanted: str, timeout: float):
-    deadline = time.time() + timeout
+    started = time.time()
+    deadline = started + timeout
     while True:
         got = stats(peer_port)
         copies = [sum(1 for i, _ in items if i == wanted) for items in got.values()]
@@ -142,9 +143,11 @@ def crash_count(peer_port: int, wanted: str, timeout: float):
         if len(copies) >= 100 or time.time() > deadline:
             break
         time.sleep(0.05)
+    took = time.time() - started
     time.sleep(2)  # anything sent twice arrives meanwhile
     copies = [c for c in (sum(1 for i, _ in items if i == wanted) for items in stats(peer_port).values()) if c]
-    print(f"{len(copies)} {min(copies, default=0)} {max(copies, default=0)} {sum(1 for c in copies if c > 1)}")
+    print(f"{len(copies)} {min(copies, default=0)} {max(copies, default=0)} {sum(1 for c in copies if c > 1)} "
+          f"{took:.1f}")
 
 
 def quiet(base: str, token: str, pid: int, windows: list[float]):

@@ -79,7 +79,7 @@ for round in $(seq 1 "$rounds"); do
   activity=$(python3 Benchmarks/fanout.py crash-post "$public" "$token" "$peer_port" 30)
   kill -9 "${pids[a]}"; wait "${pids[a]}" 2>/dev/null || true; unset 'pids[a]'
   started=$(date +%s)
-  read -r reached fewest most twice <<< "$(python3 Benchmarks/fanout.py crash-count "$peer_port" "$activity" 300)"
+  read -r reached fewest most twice _ <<< "$(python3 Benchmarks/fanout.py crash-count "$peer_port" "$activity" 300)"
   seconds=$(( $(date +%s) - started ))
   rows+="| $round | $reached of 100 | $fewest | $most | $twice | $seconds |"$'\n'
   start a "$port_a" 0

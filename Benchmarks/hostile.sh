@@ -71,8 +71,8 @@ stop_server
 stop_peers
 crash_rows=""
 for index in "${!crashes[@]}"; do
-  read -r reached fewest most twice <<< "${crashes[$index]}"
-  crash_rows+="| $(( index + 1 )) | $reached of 100 | $fewest | $most | $twice |"$'\n'
+  read -r reached fewest most twice took <<< "${crashes[$index]}"
+  crash_rows+="| $(( index + 1 )) | $reached of 100 | $took | $fewest | $most | $twice |"$'\n'
 done
 
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
@@ -89,8 +89,8 @@ core 1. A post by a person with 10,000 remote followers on 100 servers (100 each
 
 kill -9 of the server once 30 of the 100 servers had the post, then started again ($rounds rounds):
 
-| round | servers reached | fewest copies | most copies | servers with two copies (same activity id) |
-|---|---|---|---|---|
+| round | servers reached | seconds from the restart until all had it | fewest copies | most copies | servers with two copies (same activity id) |
+|---|---|---|---|---|---|
 $crash_rows
 REPORT
 )
