@@ -406,7 +406,7 @@ extension PostgresStore {
 
     public func queueDeliveries(
         _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch,
-        taking lease: Duration?
+        taking take: DeliveryTake?
     ) async throws -> [QueuedDelivery]? {
         try await write { [logger] connection, _ in
             guard try await Self.moveConsumer(connection, consumer, over: batch, logger: logger) else { return nil }
@@ -414,29 +414,30 @@ extension PostgresStore {
                 try await connection.query(
                     "DELETE FROM account_farewells WHERE user_id = ANY(\(farewells)::bigint[])", logger: logger)
             }
-            guard !deliveries.isEmpty else { return [] }
             let now = Date().timeIntervalSince1970
-            // Taken ones are due when their lease ends, as if claimed (one attempt).
-            let due = lease.map { now + Double($0.components.seconds) } ?? now
-            let attempts = lease == nil ? 0 : 1
-            let rows = try await connection.query(
-                """
-                INSERT INTO deliveries (activity_id, inbox, sender_id, body, next_attempt, attempts, created_at)
-                SELECT a, i, nullif(s, 0), convert_to(b, 'UTF8'), \(due), \(attempts), \(now)
-                FROM unnest(\(deliveries.map(\.activityID))::text[], \(deliveries.map(\.inbox))::text[],
-                  \(deliveries.map { $0.sender ?? 0 })::bigint[], \(deliveries.map { String(decoding: $0.body, as: UTF8.self) })::text[]) AS d(a, i, s, b)
-                ON CONFLICT (activity_id, inbox) DO NOTHING
-                RETURNING id, activity_id, inbox
-                """, logger: logger
-            ).collect()
-            guard lease != nil else { return [] }
+            // The first ones are taken: due when their lease ends, as if claimed (one attempt); the rest now.
+            let first = take.map { min($0.limit, deliveries.count) } ?? 0
             var ids: [String: Int64] = [:]
-            for row in rows {
-                let (id, activity, inbox) = try row.decode((Int64, String, String).self)
-                ids[activity + "\n" + inbox] = id
+            for (part, due, attempts) in [
+                (deliveries[..<first], now + Double(take?.lease.components.seconds ?? 0), 1),
+                (deliveries[first...], now, 0),
+            ] where !part.isEmpty {
+                for row in try await connection.query(
+                    """
+                    INSERT INTO deliveries (activity_id, inbox, sender_id, body, next_attempt, attempts, created_at)
+                    SELECT a, i, nullif(s, 0), convert_to(b, 'UTF8'), \(due), \(attempts), \(now)
+                    FROM unnest(\(part.map(\.activityID))::text[], \(part.map(\.inbox))::text[],
+                      \(part.map { $0.sender ?? 0 })::bigint[], \(part.map { String(decoding: $0.body, as: UTF8.self) })::text[]) AS d(a, i, s, b)
+                    ON CONFLICT (activity_id, inbox) DO NOTHING
+                    RETURNING id, activity_id, inbox
+                    """, logger: logger
+                ).collect() where attempts == 1 {
+                    let (id, activity, inbox) = try row.decode((Int64, String, String).self)
+                    ids[activity + "\n" + inbox] = id
+                }
             }
             // In their order, each once (the same one twice in `deliveries` is queued once).
-            return deliveries.compactMap { delivery in
+            return deliveries[..<first].compactMap { delivery in
                 ids.removeValue(forKey: delivery.activityID + "\n" + delivery.inbox).map {
                     QueuedDelivery(id: $0, delivery: delivery, attempts: 1)
                 }

@@ -352,7 +352,7 @@ extension SQLiteStore {
 
     public func queueDeliveries(
         _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch,
-        taking lease: Duration?
+        taking take: DeliveryTake?
     ) async throws -> [QueuedDelivery]? {
         try await write { db in
             guard try Self.moveConsumer(db, consumer, over: batch) else { return nil }
@@ -360,11 +360,12 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM account_farewells WHERE user_id = ?", arguments: [user])
             }
             let now = Self.now
-            // Taken ones are due when their lease ends, as if claimed (one attempt).
-            let due = lease.map { now + Double($0.components.seconds) } ?? now
-            let attempts = lease == nil ? 0 : 1
             var taken: [QueuedDelivery] = []
-            for delivery in deliveries {
+            for (index, delivery) in deliveries.enumerated() {
+                // The first ones are taken: due when their lease ends, as if claimed (one attempt).
+                let lease = take.flatMap { index < $0.limit ? $0.lease : nil }
+                let due = lease.map { now + Double($0.components.seconds) } ?? now
+                let attempts = lease == nil ? 0 : 1
                 let id = try Int64.fetchOne(
                     db.cachedStatement(
                         sql: """

@@ -226,14 +226,14 @@ import Testing
             let taken = try #require(
                 try await store.queueDeliveries(
                     [farewell, farewell], farewells: [alice], consumer: SQLiteStore.federationConsumer, batch: batch,
-                    taking: .seconds(60)))
+                    taking: DeliveryTake(lease: .seconds(60), limit: 10)))
             #expect(taken.map(\.delivery) == [farewell] && taken[0].attempts == 1, "queued once, and taken")
             #expect(try await Self.finish(store, alice).waiting, "its Delete is still to be sent")
             #expect(try await store.claimDeliveries(limit: 10, lease: .seconds(60)).isEmpty, "taken: not claimed")
             #expect(
                 try await store.queueDeliveries(
                     [farewell], farewells: [], consumer: SQLiteStore.federationConsumer, batch: batch,
-                    taking: .seconds(60)) == nil, "the consumer has moved on")
+                    taking: DeliveryTake(lease: .seconds(60), limit: 10)) == nil, "the consumer has moved on")
 
             try await store.finishDeliveries(taken.map { ($0.id, .delivered(status: 202)) })
             #expect(try await Self.finish(store, alice).finished)
@@ -260,6 +260,31 @@ import Testing
 /// failure keeps waiting on both.
 @Suite struct StaleLeaseTests {
     @Test(arguments: StoreFactory.all)
+    func onlyTheFirstDeliveriesAreTakenAsTheyAreQueuedTheRestAreForAnyInstance(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let consumer = SQLiteStore.federationConsumer
+            try await store.joinChangeLog(consumer: consumer)
+            let alice = try await store.user("alice")
+            _ = try await store.photoPost(by: alice, caption: "logged")
+            try await made.settle()
+            let batch = try await store.changes(for: consumer, limit: 100)
+            let deliveries = ["http://a.test/inbox", "http://b.test/inbox", "http://c.test/inbox"].map {
+                OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
+            }
+            let taken = try #require(
+                try await store.queueDeliveries(
+                    deliveries, farewells: [], consumer: consumer, batch: batch,
+                    taking: DeliveryTake(lease: .seconds(45), limit: 1)))
+            #expect(taken.map(\.delivery.inbox) == ["http://a.test/inbox"])
+            #expect(
+                Set(try await store.claimDeliveries(limit: 10, lease: .seconds(45)).map(\.delivery.inbox)) == [
+                    "http://b.test/inbox", "http://c.test/inbox",
+                ])
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func aStoppedProcesssDeliveriesAreDueAgainOnlyWhereNobodyElseCanHoldThem(factory: StoreFactory) async throws {
         try await factory.with { made in
             let store = made.store
@@ -274,7 +299,8 @@ import Testing
             }
             let taken = try #require(
                 try await store.queueDeliveries(
-                    deliveries, farewells: [], consumer: consumer, batch: batch, taking: .seconds(45)))
+                    deliveries, farewells: [], consumer: consumer, batch: batch,
+                    taking: DeliveryTake(lease: .seconds(45), limit: 2)))
             #expect(taken.count == 2)
             let failed = try #require(taken.first { $0.delivery.inbox == "http://failed.test/inbox" })
             try await store.finishDeliveries([

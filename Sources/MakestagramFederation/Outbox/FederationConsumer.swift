@@ -10,7 +10,8 @@ import Synchronization
 /// after a crash it resumes where it stopped; a delivery queued twice is kept once (activity id and inbox). One
 /// instance of a shared database runs it at a time; the ``DeliveryWorker`` of every instance sends what it queued.
 /// What it queues it also takes for its own instance's worker (``DeliveryWorker/hand(_:)``), under the same lease a
-/// claim would take.
+/// claim would take: at most four rounds of the worker's, so that the rest of a large fan-out is claimed by every
+/// instance of a shared database.
 final class FederationConsumer<S: Store>: Service {
     static var name: String { S.federationConsumer }
 
@@ -60,7 +61,8 @@ final class FederationConsumer<S: Store>: Service {
         // Queued and taken at once: this instance's worker sends them without claiming them again.
         guard
             let taken = try await store.queueDeliveries(
-                deliveries, farewells: farewells, consumer: Self.name, batch: batch, taking: worker.lease)
+                deliveries, farewells: farewells, consumer: Self.name, batch: batch,
+                taking: DeliveryTake(lease: worker.lease, limit: worker.concurrency * 4))
         else {
             // Another instance moved the log on meanwhile.
             lastEnd.withLock { $0 = nil }

@@ -127,6 +127,18 @@ public struct QueuedDelivery: Sendable, Equatable {
     }
 }
 
+/// Deliveries taken as they are queued (``FederationStoring/queueDeliveries(_:farewells:consumer:batch:taking:)``):
+/// the first `limit` of them, each for `lease`; the rest wait in the queue for whichever instance claims them first.
+public struct DeliveryTake: Sendable, Equatable {
+    public var lease: Duration
+    public var limit: Int
+
+    public init(lease: Duration, limit: Int) {
+        self.lease = lease
+        self.limit = limit
+    }
+}
+
 /// How a delivery attempt ended.
 public enum DeliveryOutcome: Sendable, Equatable {
     /// The inbox took it (a 2xx).
@@ -268,13 +280,13 @@ public protocol FederationStoring: Sendable {
     /// Queues `deliveries` (a delivery already queued, same activity and inbox, is left as it is), ends the farewells
     /// of `farewells` (accounts being deleted whose `Delete` is among them,
     /// ``AccountDeletionStoring/continueAccountDeletion(userID:limit:)``) and moves `consumer` from `batch.from` to
-    /// `batch.to`, in one transaction. With a `lease`, the deliveries queued are also taken, as
-    /// ``claimDeliveries(limit:lease:)`` takes them, and answered (in their order), so that the instance that queued
-    /// them sends them without a second transaction; without one, nothing is answered. Nil, and nothing written,
-    /// when the consumer no longer stands at `batch.from`.
+    /// `batch.to`, in one transaction. With a `take`, the first of the deliveries queued (up to its limit) are also
+    /// taken, as ``claimDeliveries(limit:lease:)`` takes them, and answered (in their order), so that the instance
+    /// that queued them sends them without a second transaction; without one, nothing is answered. Nil, and nothing
+    /// written, when the consumer no longer stands at `batch.from`.
     func queueDeliveries(
         _ deliveries: [OutboundDelivery], farewells: [Int64], consumer: String, batch: ChangeBatch,
-        taking lease: Duration?
+        taking take: DeliveryTake?
     ) async throws -> [QueuedDelivery]?
     /// Takes up to `limit` queued deliveries whose time has come, oldest first, and keeps them from being taken
     /// again for `lease` (by this or another instance) while they are sent.
