@@ -255,27 +255,36 @@ import Testing
     }
 }
 
-/// Deliveries taken by a process that stopped, on every store: SQLite (one process) sends them again as soon as its
-/// worker starts; PostgreSQL (instances share the queue) leaves them to their lease. A retry that waits after a
-/// failure keeps waiting on both.
+/// Deliveries taken as they are queued, on every store: only the first ones, the rest left for any instance. Those
+/// of a process that stopped: SQLite (one process) sends them again as soon as its worker starts; PostgreSQL
+/// (instances share the queue) leaves them to their lease. A retry that waits after a failure keeps waiting on both.
 @Suite struct StaleLeaseTests {
+    /// Queues one delivery to each of `inboxes` as federation's consumer, taking the first `limit`.
+    static func queue(_ inboxes: [String], taking limit: Int, in made: MadeStore) async throws -> (
+        any Store, [QueuedDelivery]
+    ) {
+        let store = made.store
+        let consumer = SQLiteStore.federationConsumer
+        try await store.joinChangeLog(consumer: consumer)
+        let alice = try await store.user("alice")
+        _ = try await store.photoPost(by: alice, caption: "logged")
+        try await made.settle()
+        let batch = try await store.changes(for: consumer, limit: 100)
+        let deliveries = inboxes.map {
+            OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
+        }
+        let taken = try #require(
+            try await store.queueDeliveries(
+                deliveries, farewells: [], consumer: consumer, batch: batch,
+                taking: DeliveryTake(lease: .seconds(45), limit: limit)))
+        return (store, taken)
+    }
+
     @Test(arguments: StoreFactory.all)
     func onlyTheFirstDeliveriesAreTakenAsTheyAreQueuedTheRestAreForAnyInstance(factory: StoreFactory) async throws {
         try await factory.with { made in
-            let store = made.store
-            let consumer = SQLiteStore.federationConsumer
-            try await store.joinChangeLog(consumer: consumer)
-            let alice = try await store.user("alice")
-            _ = try await store.photoPost(by: alice, caption: "logged")
-            try await made.settle()
-            let batch = try await store.changes(for: consumer, limit: 100)
-            let deliveries = ["http://a.test/inbox", "http://b.test/inbox", "http://c.test/inbox"].map {
-                OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
-            }
-            let taken = try #require(
-                try await store.queueDeliveries(
-                    deliveries, farewells: [], consumer: consumer, batch: batch,
-                    taking: DeliveryTake(lease: .seconds(45), limit: 1)))
+            let (store, taken) = try await Self.queue(
+                ["http://a.test/inbox", "http://b.test/inbox", "http://c.test/inbox"], taking: 1, in: made)
             #expect(taken.map(\.delivery.inbox) == ["http://a.test/inbox"])
             #expect(
                 Set(try await store.claimDeliveries(limit: 10, lease: .seconds(45)).map(\.delivery.inbox)) == [
@@ -287,20 +296,8 @@ import Testing
     @Test(arguments: StoreFactory.all)
     func aStoppedProcesssDeliveriesAreDueAgainOnlyWhereNobodyElseCanHoldThem(factory: StoreFactory) async throws {
         try await factory.with { made in
-            let store = made.store
-            let consumer = SQLiteStore.federationConsumer
-            try await store.joinChangeLog(consumer: consumer)
-            let alice = try await store.user("alice")
-            _ = try await store.photoPost(by: alice, caption: "logged")
-            try await made.settle()
-            let batch = try await store.changes(for: consumer, limit: 100)
-            let deliveries = ["http://taken.test/inbox", "http://failed.test/inbox"].map {
-                OutboundDelivery(activityID: "http://here.test/a/1", inbox: $0, sender: nil, body: Data("{}".utf8))
-            }
-            let taken = try #require(
-                try await store.queueDeliveries(
-                    deliveries, farewells: [], consumer: consumer, batch: batch,
-                    taking: DeliveryTake(lease: .seconds(45), limit: 2)))
+            let (store, taken) = try await Self.queue(
+                ["http://taken.test/inbox", "http://failed.test/inbox"], taking: 2, in: made)
             #expect(taken.count == 2)
             let failed = try #require(taken.first { $0.delivery.inbox == "http://failed.test/inbox" })
             try await store.finishDeliveries([
