@@ -190,12 +190,10 @@ extension Federation {
                 "@context": "https://www.w3.org/ns/activitystreams", "id": farewellID(of: username), "type": "Delete",
                 "actor": actor, "to": [ActivityStreams.publicAudience], "object": actor,
             ]
-            var inboxes = try await followerInboxes.inboxes(of: user, in: store)
-            for inbox in try await store.knownInboxes() where !inboxes.contains(inbox) { inboxes.append(inbox) }
-            let body = ActivityStreams.data(delete)
-            return inboxes.map {
-                OutboundDelivery(activityID: farewellID(of: username), inbox: $0, sender: user, body: body)
-            }
+            let followers = try await followerInboxes.inboxes(of: user, in: store)
+            let others = Set(followers)
+            let known = try await store.knownInboxes().filter { !others.contains($0) }
+            return deliveries(delete, to: followers + known, from: user)
         case .reportForwarded(let postID, let reason):
             // A report of a post from elsewhere, forwarded to its server as Mastodon does: a `Flag` from this
             // server's instance actor (the reporter is not named) naming the author and the post.
@@ -248,11 +246,15 @@ extension Federation {
         async throws -> [OutboundDelivery]
     {
         let inboxes = Self.inboxes(try await followerInboxes.inboxes(of: author.id, in: store), adding: mentioned)
+        return deliveries(activity, to: inboxes, from: author.id)
+    }
+
+    /// `activity` from `sender`, to each of `inboxes`: its body written once for all.
+    func deliveries(_ activity: JSONObject, to inboxes: [String], from sender: Int64) -> [OutboundDelivery] {
         guard !inboxes.isEmpty else { return [] }
-        // Written once for every inbox.
         let body = ActivityStreams.data(activity)
         let id = activity["id"] as? String ?? UUID().uuidString
-        return inboxes.map { OutboundDelivery(activityID: id, inbox: $0, sender: author.id, body: body) }
+        return inboxes.map { OutboundDelivery(activityID: id, inbox: $0, sender: sender, body: body) }
     }
 
     /// `inboxes`, then the inbox of each of `people` (their server's shared one, if it has one) not among them yet:
