@@ -57,6 +57,30 @@ import Testing
                     }
                 })
         }
+        router.post("inbox") { request, _ -> Response in
+            // Taken if signed, as an inbox takes it.
+            Response(status: request.headers[.init("Signature")!] == nil ? .unauthorized : .accepted)
+        }
+        router.post("inbox-long") { _, _ -> Response in
+            // Taken, then two MiB more about it.
+            let chunk = ByteBuffer(string: String(repeating: " ", count: 64 * 1024))
+            return Response(status: .accepted, body: .init(contentsOf: Array(repeating: chunk, count: 32)))
+        }
+        router.post("inbox-drip") { _, _ -> Response in
+            // Taken, then a byte now and then, for ever.
+            Response(
+                status: .accepted,
+                body: .init { writer in
+                    while true {
+                        try await writer.write(ByteBuffer(string: " "))
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                })
+        }
+        router.post("inbox-silent") { _, _ -> Response in
+            try await Task.sleep(for: .seconds(60))
+            return Response(status: .accepted)
+        }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
@@ -109,6 +133,39 @@ import Testing
             #expect(await failure("/big").map { "\($0)" } == "\(PeerClient.Failure.tooLarge)")
             #expect(await failure("/gzip").map { "\($0)" } == "\(PeerClient.Failure.notJSON)", "not inflated")
             #expect(await failure("/drip").map { "\($0)" } == "\(PeerClient.Failure.timedOut)", "cut off")
+            try await peers.shutdown()
+        }
+    }
+
+    /// A delivery is signed, and answers its inbox's status without reading more than a little of what follows
+    /// (the rest is dropped with the connection); an inbox that keeps sending is cut off at the time limit, and one
+    /// that never answers ends as soon as its delivery is cancelled.
+    @Test(.timeLimit(.minutes(1))) func aDeliveryAnswersTheInboxsStatusAndNothingHoldsIt() async throws {
+        try await Self.app().test(.live) { client in
+            let port = try #require(client.port)
+            // A time limit the drip outlasts; the silent inbox's is longer than the test may take, so only the cancel
+            // can end it.
+            let peers = PeerClient(policy: Self.policy(["inbox.invalid": [127, 0, 0, 1]]), timeout: .seconds(4))
+            let patient = PeerClient(policy: Self.policy(["inbox.invalid": [127, 0, 0, 1]]), timeout: .seconds(600))
+            let key = try SigningKey.make()
+            func send(_ path: String, by peers: PeerClient) async throws -> PeerClient.Exchange {
+                let prepared = try await peers.prepareDelivery(
+                    Data(#"{"type":"Like"}"#.utf8), to: URL(string: "http://inbox.invalid:\(port)\(path)")!,
+                    signer: { ("http://here.invalid/actor#main-key", key) })
+                return try #require(peers.start([prepared]).first)
+            }
+            #expect(try await send("/inbox", by: peers).status.get() == 202, "signed")
+            #expect(try await send("/inbox-long", by: peers).status.get() == 202)
+            do {
+                let status = try await send("/inbox-drip", by: peers).status.get()
+                Issue.record("a drip answered \(status)")
+            } catch {
+                #expect("\(error)" == "\(PeerClient.Failure.timedOut)")
+            }
+            let silent = try await send("/inbox-silent", by: patient)
+            silent.cancel()
+            await #expect(throws: (any Error).self) { _ = try await silent.status.get() }
+            try await patient.shutdown()
             try await peers.shutdown()
         }
     }

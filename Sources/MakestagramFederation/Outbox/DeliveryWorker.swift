@@ -26,14 +26,13 @@ final class DeliveryWorker<S: Store>: Service {
     private let resting = Mutex<[String: (failures: Int, until: Date)]>([:])
     private let rings: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
-    /// How many times the worker was woken, and the bell of a wait in ``sendDue()`` (while some deliveries are in
-    /// flight, the queue is looked at again as soon as more are queued, not at the next tick).
-    private let wakes = Atomic<UInt64>(0)
+    /// The endings ``sendDue()`` waits on while it runs: rung when more deliveries are queued, so that while some
+    /// are in flight the queue is looked at again at once, not at the next tick.
+    private let ringing = Mutex<Endings?>(nil)
     /// The servers whose answer was written to the store lately, with when (``worthWriting(_:)``).
     private let written = Mutex<[String: ContinuousClock.Instant]>([:])
     /// Deliveries the consumer queued and took for this worker (``hand(_:)``), with when, oldest first.
     private let handed = Mutex<[(delivery: QueuedDelivery, at: ContinuousClock.Instant)]>([])
-    private let waiting = Mutex<AsyncStream<Void>.Continuation?>(nil)
     var logger: Logger { federation.logger }
 
     /// Answers after which trying again cannot help.
@@ -89,26 +88,8 @@ final class DeliveryWorker<S: Store>: Service {
 
     /// Wakes the worker: deliveries were queued.
     func wake() {
-        wakes.add(1, ordering: .releasing)
         continuation.yield()
-        waiting.withLock { _ = $0?.yield() }
-    }
-
-    /// Returns after a second, or as soon as the worker is woken; at once if it was woken since `seen`.
-    private func pause(after seen: UInt64) async {
-        let (stream, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        waiting.withLock { $0 = bell }
-        defer {
-            waiting.withLock { $0 = nil }
-            bell.finish()
-        }
-        if wakes.load(ordering: .acquiring) != seen { return }
-        await withTaskGroup(of: Void.self) { race in
-            race.addTask { try? await Task.sleep(for: .seconds(1)) }
-            race.addTask { for await _ in stream { return } }
-            await race.next()
-            race.cancelAll()
-        }
+        ringing.withLock { $0 }?.ring()
     }
 
     /// The wait before attempt `attempts + 1`, jittered.
@@ -155,84 +136,215 @@ final class DeliveryWorker<S: Store>: Service {
     /// that taking more is one write per several deliveries), so that a server that answers slowly holds one slot
     /// until its time limit, not the deliveries to every other server; outcomes are recorded several at a time, in
     /// one write each.
+    ///
+    /// Deliveries are signed here and sent on the event loops, which collect how they ended (``Endings``): the
+    /// worker is woken when enough have ended to refill or record, not once per delivery.
     func sendDue() async throws {
         let store = federation.store
         var senders: [Int64: (user: UserSummary, leaving: Bool)] = [:]
-        // A child answers a delivery's outcome, or nil: a pause ended (a second, or more deliveries were queued), after
-        // which the queue is looked at again, so that deliveries queued while a slow server holds a slot do not wait
-        // for it.
-        try await withThrowingTaskGroup(of: (id: Int64, outcome: DeliveryOutcome, server: ServerResult?)?.self) {
-            group in
-            var inFlight = 0
-            var ticking = false
-            var exhausted = false
-            var finished: [(id: Int64, outcome: DeliveryOutcome)] = []
-            var servers: [ServerResult] = []
-            func record() async {
-                guard !finished.isEmpty else { return }
-                do {
-                    try await store.finishDeliveries(finished, servers: worthWriting(servers))
-                    federation.health.note(servers)
-                } catch {
-                    logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
-                }
-                finished = []
-                servers = []
+        let endings = Endings()
+        ringing.withLock { $0 = endings }
+        var ticker: Task<Void, Never>?
+        defer {
+            ringing.withLock { $0 = nil }
+            ticker?.cancel()
+        }
+        var inFlight = 0
+        // The queue had no more due when last looked at: it is looked at again when the worker is rung (more were
+        // queued) or a second has passed (retries coming of age), not only as slots free.
+        var exhausted = false
+        var finished: [(id: Int64, outcome: DeliveryOutcome)] = []
+        var servers: [ServerResult] = []
+        func record() async {
+            guard !finished.isEmpty else { return }
+            do {
+                try await store.finishDeliveries(finished, servers: worthWriting(servers))
+                federation.health.note(servers)
+            } catch {
+                logger.warning("recording deliveries failed", metadata: ["error": "\(error)"])
             }
-            var seen: UInt64 = 0
-            while true {
-                let free = concurrency - inFlight
-                if !exhausted && (inFlight == 0 || free >= max(1, concurrency / 4)) {
-                    seen = wakes.load(ordering: .acquiring)
-                    // Those handed by the consumer first, then the queue's (once those run out: a fan-out to a hundred
-                    // servers claims once, not once a slot).
-                    var due = takeHanded(free)
-                    if due.count < free {
-                        let claimed = try await store.claimDeliveries(limit: free - due.count, lease: lease)
-                        exhausted = claimed.count < free - due.count
-                        due += claimed
-                    }
-                    // Each sender is read once while the worker runs.
-                    for id in Set(due.compactMap(\.delivery.sender)) where senders[id] == nil {
-                        if let sender = try await store.sender(id: id) { senders[id] = sender }
-                    }
-                    let known = senders
-                    for queued in due {
-                        group.addTask {
-                            let (outcome, server) = await self.send(queued, senders: known)
-                            return (queued.id, outcome, server)
+            finished = []
+            servers = []
+        }
+        let refillAt = max(1, concurrency / 4)
+        let recordAt = max(1, concurrency / 2)
+        while true {
+            let free = concurrency - inFlight
+            // Once cancelled (the server stops), nothing more is taken: those under way end, cancelled too.
+            if !exhausted && !Task.isCancelled && (inFlight == 0 || free >= refillAt) {
+                endings.clearRing()
+                // Those handed by the consumer first, then the queue's (once those run out: a fan-out to a hundred
+                // servers claims once, not once a slot).
+                var due = takeHanded(free)
+                if due.count < free {
+                    let claimed = try await store.claimDeliveries(limit: free - due.count, lease: lease)
+                    exhausted = claimed.count < free - due.count
+                    due += claimed
+                }
+                // Each sender is read once while the worker runs.
+                for id in Set(due.compactMap(\.delivery.sender)) where senders[id] == nil {
+                    if let sender = try await store.sender(id: id) { senders[id] = sender }
+                }
+                inFlight += due.count
+                await start(due, senders: senders, endings: endings)
+            }
+            guard inFlight > 0 else { break }
+            if exhausted && ticker == nil {
+                ticker = Task {
+                    try? await Task.sleep(for: .seconds(1))
+                    endings.ring()
+                }
+            }
+            // Woken when the next thing to do is due: slots to refill, outcomes to record, or all ended.
+            var want = min(inFlight, recordAt - finished.count)
+            if !exhausted { want = min(want, refillAt - free) }
+            let (ended, rung) = await endings.next(atLeast: max(1, want), orRung: exhausted)
+            inFlight -= ended.count
+            for ending in ended {
+                finished.append((ending.id, ending.outcome))
+                if let server = ending.server { servers.append(server) }
+            }
+            if rung {
+                exhausted = false
+                ticker?.cancel()
+                ticker = nil
+            }
+            if inFlight == 0 || finished.count >= recordAt {
+                await record()
+                exhausted = false
+            }
+        }
+        await record()
+    }
+
+    /// Starts `due`: signed on as many threads as there are cores, each handing what it signed to an event loop
+    /// together. Each delivery's end arrives in `endings`.
+    private func start(
+        _ due: [QueuedDelivery], senders: [Int64: (user: UserSummary, leaving: Bool)], endings: Endings
+    ) async {
+        let parts = max(1, min(due.count, ProcessInfo.processInfo.activeProcessorCount))
+        let size = max(1, (due.count + parts - 1) / parts)
+        await withTaskGroup(of: Void.self) { group in
+            for first in stride(from: 0, to: due.count, by: size) {
+                let part = due[first..<min(due.count, first + size)]
+                group.addTask {
+                    var ready: [(queued: QueuedDelivery, server: String, prepared: PeerClient.PreparedDelivery)] = []
+                    for queued in part {
+                        if let prepared = await self.prepare(queued, senders: senders, endings: endings) {
+                            ready.append(prepared)
                         }
                     }
-                    inFlight += due.count
-                }
-                guard inFlight > 0 else {
-                    group.cancelAll()  // a tick still waiting
-                    break
-                }
-                if exhausted && !ticking {
-                    ticking = true
-                    group.addTask { [seen] in
-                        await self.pause(after: seen)
-                        return nil
+                    let exchanges = self.federation.peers.start(ready.map(\.prepared))
+                    for ((queued, server, _), exchange) in zip(ready, exchanges) {
+                        endings.started(queued.id, cancel: exchange.cancel)
+                        exchange.status.whenComplete { result in
+                            endings.stopped(queued.id)
+                            switch result {
+                            case .success(let status):
+                                self.end(
+                                    queued, Self.outcome(status: status, error: nil, attempts: queued.attempts),
+                                    status >= 500 || status == 429
+                                        ? ServerResult(server: server, answered: false, error: "answered \(status)")
+                                        : ServerResult(server: server, answered: true), server: server,
+                                    endings: endings)
+                            case .failure(let error):
+                                self.failed(queued, error, server: server, endings: endings)
+                            }
+                        }
                     }
                 }
-                guard let next = try await group.next() else { break }
-                guard let result = next else {
-                    ticking = false
-                    exhausted = false
-                    continue
-                }
-                inFlight -= 1
-                finished.append((result.id, result.outcome))
-                if let server = result.server { servers.append(server) }
-                // A delivery ended: more may be due by now (retries coming of age, new deliveries). Outcomes are
-                // written half a round at a time.
-                if inFlight == 0 || finished.count >= max(1, concurrency / 2) {
-                    await record()
-                    exhausted = false
-                }
             }
-            await record()
+        }
+    }
+
+    /// Reports how `queued` ended to `endings`, noting how its server answered and logging a failure.
+    private func end(
+        _ queued: QueuedDelivery, _ outcome: DeliveryOutcome, _ answer: ServerResult?, server: String?,
+        endings: Endings
+    ) {
+        if let server { noteOutcome(outcome, server: server) }
+        switch outcome {
+        case .delivered: break
+        case .retry(_, let status, let error), .gaveUp(let status, let error):
+            logger.info(
+                "delivery failed",
+                metadata: [
+                    "inbox": "\(queued.delivery.inbox)", "activity": "\(queued.delivery.activityID)",
+                    "status": "\(status.map(String.init) ?? "-")", "error": "\(error)",
+                    "final": "\(outcome == .gaveUp(status: status, error: error))",
+                ])
+        }
+        endings.add((queued.id, outcome, answer))
+    }
+
+    /// Reports that `queued` failed with `error`: for good if the address may not be reached, else to be tried again.
+    private func failed(_ queued: QueuedDelivery, _ error: Error, server: String, endings: Endings) {
+        if let failure = error as? PeerClient.Failure, case .refused = failure {
+            end(queued, .gaveUp(status: nil, error: failure.description), nil, server: server, endings: endings)
+            return
+        }
+        let description = (error as? PeerClient.Failure)?.description ?? "\(error)"
+        end(
+            queued, Self.outcome(status: nil, error: description, attempts: queued.attempts),
+            ServerResult(server: server, answered: false, error: description), server: server, endings: endings)
+    }
+
+    /// Checks whether `queued` may be sent now and signs it: answers it ready to start, with its server, or nil
+    /// when it ended here (reported to `endings`).
+    private func prepare(
+        _ queued: QueuedDelivery, senders: [Int64: (user: UserSummary, leaving: Bool)], endings: Endings
+    ) async -> (queued: QueuedDelivery, server: String, prepared: PeerClient.PreparedDelivery)? {
+        let delivery = queued.delivery
+        guard let inbox = URL(string: delivery.inbox) else {
+            end(
+                queued, .gaveUp(status: nil, error: PeerClient.Failure.refused(.badHost).description), nil,
+                server: nil, endings: endings)
+            return nil
+        }
+        let server = Self.server(of: inbox)
+        if federation.health.isGivenUp(server) {
+            endings.add(
+                (
+                    queued.id,
+                    .gaveUp(status: nil, error: "its server failed for too long; tried again once it sends something"),
+                    nil
+                ))
+            return nil
+        }
+        if let until = resting.withLock({ $0[server]?.until }), until > Date() {
+            // Its server is left alone: back to the queue for then, without a connection.
+            logger.debug("delivery put off: its server is failing", metadata: ["inbox": "\(delivery.inbox)"])
+            endings.add(
+                (
+                    queued.id,
+                    queued.attempts >= Self.maxAttempts
+                        ? .gaveUp(status: nil, error: "its server kept failing")
+                        : .retry(
+                            at: until.addingTimeInterval(Double.random(in: 0...5)), status: nil,
+                            error: "its server is failing"),
+                    nil
+                ))
+            return nil
+        }
+        let sender = delivery.sender.flatMap { senders[$0] }
+        if delivery.sender != nil && sender == nil {
+            end(queued, .gaveUp(status: nil, error: "the sender is gone"), nil, server: server, endings: endings)
+            return nil
+        }
+        if let sender, sender.leaving, delivery.activityID != federation.farewellID(of: sender.user.username) {
+            // Of an account being deleted only its farewell is sent: nothing may arrive after it.
+            end(queued, .gaveUp(status: nil, error: "the sender is gone"), nil, server: server, endings: endings)
+            return nil
+        }
+        do {
+            return (
+                queued, server,
+                try await federation.peers.prepareDelivery(
+                    delivery.body, to: inbox, signer: federation.signer(for: sender?.user))
+            )
+        } catch {
+            failed(queued, error, server: server, endings: endings)
+            return nil
         }
     }
 
@@ -255,83 +367,6 @@ final class DeliveryWorker<S: Store>: Service {
         }
     }
 
-    /// Sends one delivery; answers how it ended, and how its server answered if it was reached.
-    private func send(_ queued: QueuedDelivery, senders: [Int64: (user: UserSummary, leaving: Bool)]) async -> (
-        DeliveryOutcome, ServerResult?
-    ) {
-        let delivery = queued.delivery
-        let outcome: DeliveryOutcome
-        var answer: ServerResult?
-        do {
-            guard let inbox = URL(string: delivery.inbox) else {
-                throw PeerClient.Failure.refused(.badHost)
-            }
-            let server = Self.server(of: inbox)
-            if federation.health.isGivenUp(server) {
-                return (
-                    .gaveUp(status: nil, error: "its server failed for too long; tried again once it sends something"),
-                    nil
-                )
-            }
-            if let until = resting.withLock({ $0[server]?.until }), until > Date() {
-                // Its server is left alone: back to the queue for then, without a connection.
-                logger.debug("delivery put off: its server is failing", metadata: ["inbox": "\(delivery.inbox)"])
-                return (
-                    queued.attempts >= Self.maxAttempts
-                        ? .gaveUp(status: nil, error: "its server kept failing")
-                        : .retry(
-                            at: until.addingTimeInterval(Double.random(in: 0...5)), status: nil,
-                            error: "its server is failing"),
-                    nil
-                )
-            }
-            let sender = delivery.sender.flatMap { senders[$0] }
-            if delivery.sender != nil && sender == nil {
-                outcome = .gaveUp(status: nil, error: "the sender is gone")
-            } else if let sender, sender.leaving,
-                delivery.activityID != federation.farewellID(of: sender.user.username)
-            {
-                // Of an account being deleted only its farewell is sent: nothing may arrive after it.
-                outcome = .gaveUp(status: nil, error: "the sender is gone")
-            } else {
-                let status = try await federation.peers.deliver(
-                    delivery.body, to: inbox, signer: federation.signer(for: sender?.user))
-                outcome = Self.outcome(status: status, error: nil, attempts: queued.attempts)
-                answer =
-                    status >= 500 || status == 429
-                    ? ServerResult(server: server, answered: false, error: "answered \(status)")
-                    : ServerResult(server: server, answered: true)
-            }
-        } catch let failure as PeerClient.Failure {
-            if case .refused = failure {
-                outcome = .gaveUp(status: nil, error: failure.description)
-            } else {
-                outcome = Self.outcome(status: nil, error: failure.description, attempts: queued.attempts)
-                if let inbox = URL(string: delivery.inbox) {
-                    answer = ServerResult(server: Self.server(of: inbox), answered: false, error: failure.description)
-                }
-            }
-        } catch {
-            outcome = Self.outcome(status: nil, error: "\(error)", attempts: queued.attempts)
-            if let inbox = URL(string: delivery.inbox) {
-                answer = ServerResult(server: Self.server(of: inbox), answered: false, error: "\(error)")
-            }
-        }
-        if let inbox = URL(string: delivery.inbox) { noteOutcome(outcome, server: Self.server(of: inbox)) }
-        switch outcome {
-        case .delivered: break
-        case .retry(_, let status, let error), .gaveUp(let status, let error):
-            logger.info(
-                "delivery failed",
-                metadata: [
-                    "inbox": "\(delivery.inbox)", "activity": "\(delivery.activityID)",
-                    "status": "\(status.map(String.init) ?? "-")", "error": "\(error)",
-                    "final": "\(outcome == .gaveUp(status: status, error: error))",
-                ])
-        }
-        return (outcome, answer)
-    }
-
     /// Forgets that `server` is to be left alone (a moderator retries it).
     func wakeUp(_ server: String) {
         resting.withLock { _ = $0.removeValue(forKey: server) }
@@ -343,5 +378,83 @@ final class DeliveryWorker<S: Store>: Service {
         if let status, final.contains(status) { return .gaveUp(status: status, error: error) }
         if attempts >= maxAttempts { return .gaveUp(status: status, error: error) }
         return .retry(at: Date().addingTimeInterval(backoff(after: attempts)), status: status, error: error)
+    }
+}
+
+/// How deliveries under way ended, gathered from the event loops for the worker, which waits until enough have ended
+/// to act on (``next(atLeast:orRung:)``) or it is rung. Cancelling the waiting task cancels the exchanges under way;
+/// they end (as failures, tried again) and are answered as any other.
+final class Endings: Sendable {
+    typealias Ending = (id: Int64, outcome: DeliveryOutcome, server: ServerResult?)
+
+    private struct State {
+        var ended: [Ending] = []
+        var rung = false
+        var waiter: CheckedContinuation<([Ending], Bool), Never>?
+        var want = 1
+        var ringable = false
+        var running: [Int64: @Sendable () -> Void] = [:]
+    }
+    private let state = Mutex(State())
+
+    func started(_ id: Int64, cancel: @escaping @Sendable () -> Void) {
+        state.withLock { $0.running[id] = cancel }
+    }
+
+    func stopped(_ id: Int64) {
+        state.withLock { _ = $0.running.removeValue(forKey: id) }
+    }
+
+    func add(_ ending: Ending) {
+        let ready = state.withLock { state -> (CheckedContinuation<([Ending], Bool), Never>, [Ending])? in
+            state.ended.append(ending)
+            guard let waiter = state.waiter, state.ended.count >= state.want else { return nil }
+            state.waiter = nil
+            defer { state.ended = [] }
+            return (waiter, state.ended)
+        }
+        if let (waiter, ended) = ready { waiter.resume(returning: (ended, false)) }
+    }
+
+    /// Wakes a wait that may be rung; remembered until the next ``clearRing()`` otherwise.
+    func ring() {
+        let waiter = state.withLock { state -> (CheckedContinuation<([Ending], Bool), Never>, [Ending])? in
+            state.rung = true
+            guard state.ringable, let waiter = state.waiter else { return nil }
+            state.waiter = nil
+            state.rung = false
+            defer { state.ended = [] }
+            return (waiter, state.ended)
+        }
+        if let (waiter, ended) = waiter { waiter.resume(returning: (ended, true)) }
+    }
+
+    /// Forgets rings so far: the queue is being looked at.
+    func clearRing() {
+        state.withLock { $0.rung = false }
+    }
+
+    /// Answers once at least `want` deliveries have ended (with every one ended so far), or, if `orRung`, once
+    /// rung (with those ended so far, maybe none).
+    func next(atLeast want: Int, orRung: Bool) async -> (ended: [Ending], rung: Bool) {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<([Ending], Bool), Never>) in
+                let ready = state.withLock { state -> ([Ending], Bool)? in
+                    let rung = orRung && state.rung
+                    if state.ended.count >= want || rung {
+                        if rung { state.rung = false }
+                        defer { state.ended = [] }
+                        return (state.ended, rung)
+                    }
+                    state.waiter = waiter
+                    state.want = want
+                    state.ringable = orRung
+                    return nil
+                }
+                if let ready { waiter.resume(returning: ready) }
+            }
+        } onCancel: {
+            for cancel in state.withLock({ Array($0.running.values) }) { cancel() }
+        }
     }
 }

@@ -202,23 +202,59 @@ public final class PeerClient: Sendable {
         return object
     }
 
-    /// Posts `body` (an activity) to `inbox`, signed by `signer`; answers the status.
-    public func deliver(_ body: Data, to inbox: URL, signer: Signer) async throws -> Int {
+    /// A delivery signed and ready to send (``start(_:)``).
+    public struct PreparedDelivery: Sendable {
+        let client: HTTPClient
+        let request: HTTPClient.Request
+    }
+
+    /// A delivery under way: its status once the inbox has answered (failing with ``Failure/timedOut`` past the time
+    /// limit), completed on an event loop; and how to end it early.
+    public struct Exchange: Sendable {
+        public let status: EventLoopFuture<Int>
+        public let cancel: @Sendable () -> Void
+    }
+
+    /// Checks `inbox` and signs a delivery of `body` to it.
+    public func prepareDelivery(_ body: Data, to inbox: URL, signer: Signer) async throws -> PreparedDelivery {
         let client = try await client(for: inbox)
-        var request = HTTPClientRequest(url: inbox.absoluteString)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/activity+json")
-        try await sign(&request, url: inbox, body: body, signer: signer)
-        request.body = .bytes(ByteBuffer(bytes: body))
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/activity+json")
+        try await sign(&headers, method: .POST, url: inbox, body: body, signer: signer)
+        return PreparedDelivery(
+            client: client,
+            request: try HTTPClient.Request(
+                url: inbox.absoluteString, method: .POST, headers: headers, body: .bytes(body)))
+    }
+
+    /// Starts `deliveries` on one event loop, handed over together; answers at once.
+    ///
+    /// Each answer is read on the event loop (``InboxAnswer``) and its body dropped there, and the time limit covers
+    /// the whole exchange: whoever waits for many deliveries is woken when they have ended, not once per answer's
+    /// head and body, and the event loop is woken once for all of them.
+    public func start(_ deliveries: [PreparedDelivery]) -> [Exchange] {
+        guard let first = deliveries.first else { return [] }
+        let loop = first.client.eventLoopGroup.next()
         let deadline = NIODeadline.now() + timeout
-        let response = try await client.execute(request, deadline: deadline)
-        if response.headers.first(name: "content-length") == "0" {
-            // Nothing to wait for (most inboxes answer 202 with no body): read at once, without a race.
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-        } else {
-            _ = try? await Self.by(deadline) { try await response.body.collect(upTo: 64 * 1024) }
+        let exchanges = deliveries.map { _ in (promise: loop.makePromise(of: Int.self), handle: ExchangeHandle()) }
+        loop.execute {
+            for (delivery, exchange) in zip(deliveries, exchanges) {
+                let task = delivery.client.execute(
+                    request: delivery.request, delegate: InboxAnswer(), eventLoop: .delegate(on: loop),
+                    deadline: deadline)
+                exchange.handle.started(task)
+                task.futureResult.flatMapErrorThrowing { error in
+                    switch error {
+                    case InboxAnswer.Overlong.answer(let status): return status  // the rest is not read
+                    case let error as HTTPClientError where error == .deadlineExceeded: throw Failure.timedOut
+                    default: throw error
+                    }
+                }.cascade(to: exchange.promise)
+            }
         }
-        return Int(response.status.code)
+        return exchanges.map { exchange in
+            Exchange(status: exchange.promise.futureResult, cancel: { exchange.handle.cancel() })
+        }
     }
 
     /// `work` (reading a body), cut off at `deadline`: AsyncHTTPClient's deadline ends with the answer's head, and a
@@ -240,21 +276,74 @@ public final class PeerClient: Sendable {
     }
 
     private func sign(_ request: inout HTTPClientRequest, url: URL, body: Data?, signer: Signer) async throws {
+        try await sign(&request.headers, method: request.method, url: url, body: body, signer: signer)
+    }
+
+    /// Adds `Host`, `Date`, `Digest` (of `body`, if any) and `Signature` to `headers`, signed by `signer`.
+    private func sign(_ headers: inout HTTPHeaders, method: HTTPMethod, url: URL, body: Data?, signer: Signer)
+        async throws
+    {
         let (keyID, key) = try await signer()
         var host = url.host(percentEncoded: true) ?? ""
         if let port = url.port { host += ":\(port)" }
-        var headers = ["host": host, "date": HTTPSignature.httpDate()]
-        if let body { headers["digest"] = HTTPSignature.digest(of: body) }
+        var signed = ["host": host, "date": HTTPSignature.httpDate()]
+        if let body { signed["digest"] = HTTPSignature.digest(of: body) }
         var target = url.path(percentEncoded: true)
         if target.isEmpty { target = "/" }
         if let query = url.query(percentEncoded: true) { target += "?\(query)" }
         let signature = try HTTPSignature.sign(
-            HTTPSignature.Request(method: request.method.rawValue, target: target, headers: headers), keyID: keyID,
-            key: key)
-        for (name, value) in headers where name != "host" {
-            request.headers.replaceOrAdd(name: name.capitalized, value: value)
+            HTTPSignature.Request(method: method.rawValue, target: target, headers: signed), keyID: keyID, key: key)
+        for (name, value) in signed where name != "host" {
+            headers.replaceOrAdd(name: name.capitalized, value: value)
         }
-        request.headers.replaceOrAdd(name: "Host", value: host)
-        request.headers.replaceOrAdd(name: "Signature", value: signature.header)
+        headers.replaceOrAdd(name: "Host", value: host)
+        headers.replaceOrAdd(name: "Signature", value: signature.header)
     }
+}
+
+/// A delivery's exchange as it is started on its event loop, to cancel it from anywhere, before or after.
+private final class ExchangeHandle: Sendable {
+    private let state = Mutex<(task: HTTPClient.Task<Int>?, cancelled: Bool)>((nil, false))
+
+    func started(_ task: HTTPClient.Task<Int>) {
+        if state.withLock({ state in
+            state.task = task
+            return state.cancelled
+        }) {
+            task.cancel()
+        }
+    }
+
+    func cancel() {
+        state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }?.cancel()
+    }
+}
+
+/// An inbox's answer to a delivery, read on the event loop: its status, and its body dropped after counting it. An
+/// answer longer than ``limit`` ends the exchange (``Overlong``), with the status it had.
+private final class InboxAnswer: HTTPClientResponseDelegate {
+    typealias Response = Int
+    enum Overlong: Error { case answer(status: Int) }
+
+    /// The most bytes of an answer read.
+    static var limit: Int { 64 * 1024 }
+    // Touched only on the exchange's event loop, one call after another.
+    private nonisolated(unsafe) var status = 0
+    private nonisolated(unsafe) var read = 0
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        status = Int(head.status.code)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        read += buffer.readableBytes
+        guard read <= Self.limit else { return task.eventLoop.makeFailedFuture(Overlong.answer(status: status)) }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { status }
 }
