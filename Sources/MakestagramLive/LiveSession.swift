@@ -75,6 +75,12 @@ public struct LiveSession: Sendable {
         let connection = LiveConnection(
             user: user, tokenHash: tokenHash, queueLimit: options.queueLimit, channel: channel,
             closeGrace: .nanoseconds(Int64(options.closeGrace / .nanoseconds(1))), directWrites: options.directWrites)
+        // The hello is the first message, queued before the hub can deliver anything to the connection: an event
+        // committed while the block partners are read below (the user's own post, arriving from another instance)
+        // waits behind it.
+        connection.send(
+            .hello(
+                LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))
         guard hub.register(connection, maxPerUser: options.maxSocketsPerUser) else {
             return try await outbound.close(
                 WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
@@ -90,9 +96,6 @@ public struct LiveSession: Sendable {
             return try await outbound.close(
                 WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)), reason: "try again shortly")
         }
-        connection.send(
-            .hello(
-                LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 while let frames = await connection.nextFrames() {
