@@ -197,7 +197,7 @@ final class DeliveryWorker<S: Store>: Service {
             }
             // Woken when the next thing to do is due: slots to refill, outcomes to record, or all ended.
             var want = min(inFlight, recordAt - finished.count)
-            if !exhausted { want = min(want, refillAt - free) }
+            if !exhausted { want = min(want, refillAt - (concurrency - inFlight)) }
             let (ended, rung) = await endings.next(atLeast: max(1, want), orRung: exhausted)
             inFlight -= ended.count
             for ending in ended {
