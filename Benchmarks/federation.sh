@@ -16,7 +16,9 @@ cd "$(dirname "$0")/.."
 duration="${1:-15}"
 source Benchmarks/common.sh
 
-peer_port=$(( 20000 + RANDOM % 20000 ))
+# The peers' 101 ports lie below the kernel's ephemeral range (32768 and up), where a connection's own port could take
+# one of them.
+peer_port=$(( 20000 + RANDOM % 12000 ))
 public_port=$(free_port)
 public="http://127.0.0.1:$public_port"
 
@@ -43,6 +45,7 @@ taskset -c 1 python3 Benchmarks/federation_peers.py serve --folder "$work" --por
 peers_pid=$!
 trap 'kill $peers_pid 2>/dev/null || true; cleanup' EXIT
 for _ in $(seq 1 100); do grep -q ready "$work/peers.log" && break; sleep 0.1; done
+grep -q ready "$work/peers.log" || { echo "the peers did not start:"; cat "$work/peers.log"; exit 1; }
 echo "== signing inbox requests"
 python3 Benchmarks/federation_peers.py sign --folder "$work" --peer-port "$peer_port" --public "$public" \
   --count 4000 --out "$work/warm.tsv"

@@ -30,7 +30,9 @@ trap cleanup EXIT
 psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE bench"
 pg_url="${MAKESTAGRAM_TEST_POSTGRES%/postgres}/bench?sslmode=disable"
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-peer_port=$(( 20000 + RANDOM % 20000 ))
+# The peers' 101 ports lie below the kernel's ephemeral range (32768 and up), where a connection's own port could take
+# one of them.
+peer_port=$(( 20000 + RANDOM % 12000 ))
 port_a=$(free_port); port_b=$(free_port)
 public="http://127.0.0.1:$port_a"
 
@@ -72,6 +74,7 @@ taskset -c 1 python3 Benchmarks/federation_peers.py serve --folder "$work" --por
   > "$work/peers.log" 2>&1 &
 peers_pid=$!
 for _ in $(seq 1 100); do grep -q ready "$work/peers.log" && break; sleep 0.1; done
+grep -q ready "$work/peers.log" || { echo "the peers did not start:"; cat "$work/peers.log"; exit 1; }
 
 echo "== kill -9 of one of two instances in the middle of a fan-out"
 rows=""

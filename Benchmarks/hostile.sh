@@ -13,7 +13,9 @@ rounds="${1:-3}"
 duration=1
 source Benchmarks/common.sh
 
-peer_port=$(( 20000 + RANDOM % 20000 ))
+# The peers' 101 ports lie below the kernel's ephemeral range (32768 and up), where a connection's own port could take
+# one of them.
+peer_port=$(( 20000 + RANDOM % 12000 ))
 public_port=$(free_port)
 public="http://127.0.0.1:$public_port"
 
@@ -36,6 +38,7 @@ start_peers() {
     --broken "$1" > "$work/peers.log" 2>&1 &
   peers_pid=$!
   for _ in $(seq 1 100); do grep -q ready "$work/peers.log" && break; sleep 0.1; done
+  grep -q ready "$work/peers.log" || { echo "the peers did not start:"; cat "$work/peers.log"; exit 1; }
 }
 stop_peers() { kill "$peers_pid" 2>/dev/null || true; wait "$peers_pid" 2>/dev/null || true; peers_pid=""; }
 trap 'stop_peers; cleanup' EXIT
