@@ -46,10 +46,11 @@ public final class LiveHub: Service {
     // MARK: Registry
 
     /// Registers a connection, unless its user already holds `maxPerUser` streams, sockets and taps together (then
-    /// false, and nothing changes).
-    func register(_ connection: LiveConnection, maxPerUser: Int = .max) -> Bool {
+    /// false, and nothing changes). `first` runs once it is admitted and before anything can be delivered to it.
+    func register(_ connection: LiveConnection, maxPerUser: Int = .max, first: () -> Void = {}) -> Bool {
         let count = registry.withLock { registry -> Int? in
             guard registry.streams(of: connection.user.id) < maxPerUser else { return nil }
+            first()
             registry.byUser[connection.user.id, default: [:]][ObjectIdentifier(connection)] = connection
             registry.connections += 1
             return registry.connections

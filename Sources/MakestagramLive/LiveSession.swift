@@ -75,13 +75,13 @@ public struct LiveSession: Sendable {
         let connection = LiveConnection(
             user: user, tokenHash: tokenHash, queueLimit: options.queueLimit, channel: channel,
             closeGrace: .nanoseconds(Int64(options.closeGrace / .nanoseconds(1))), directWrites: options.directWrites)
-        // The hello is the first message, queued before the hub can deliver anything to the connection: an event
-        // committed while the block partners are read below (the user's own post, arriving from another instance)
-        // waits behind it.
-        connection.send(
-            .hello(
-                LiveHello(protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)))
-        guard hub.register(connection, maxPerUser: options.maxSocketsPerUser) else {
+        // The hello is the first message: sent as the hub admits the connection, before anything can be delivered
+        // to it (an event committed while the block partners are read below, such as the user's own post arriving
+        // from another instance, comes after it). A connection over the cap gets only the close.
+        let hello = LiveHello(
+            protocol: LiveProtocol.version, user: user, maxSubscriptions: LiveProtocol.maxSubscriptions)
+        guard hub.register(connection, maxPerUser: options.maxSocketsPerUser, first: { connection.send(.hello(hello)) })
+        else {
             return try await outbound.close(
                 WebSocketErrorCode(codeNumber: Int(LiveCloseCode.tryAgainLater)),
                 reason: "at most \(options.maxSocketsPerUser) connections per user; close one first")
