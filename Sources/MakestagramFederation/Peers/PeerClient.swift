@@ -171,7 +171,7 @@ public final class PeerClient: Sendable {
             var request = HTTPClientRequest(url: url.absoluteString)
             request.method = .GET
             request.headers.add(name: "Accept", value: accept)
-            if let signer { try await sign(&request, url: url, body: nil, signer: signer) }
+            if let signer { try await sign(&request.headers, method: .GET, url: url, body: nil, signer: signer) }
             let deadline = NIODeadline.now() + timeout
             let response = try await client.execute(request, deadline: deadline)
             if (300..<400).contains(Int(response.status.code)), let location = response.headers.first(name: "Location"),
@@ -273,10 +273,6 @@ public final class PeerClient: Sendable {
             guard let first = try await group.next(), let value = first else { throw Failure.timedOut }
             return value
         }
-    }
-
-    private func sign(_ request: inout HTTPClientRequest, url: URL, body: Data?, signer: Signer) async throws {
-        try await sign(&request.headers, method: request.method, url: url, body: body, signer: signer)
     }
 
     /// Adds `Host`, `Date`, `Digest` (of `body`, if any) and `Signature` to `headers`, signed by `signer`.
