@@ -203,12 +203,14 @@ final class ChangeStream: Sendable {
     }
 
     /// Removes the changes older than `age` that every durable consumer (activity) has read: one a consumer has
-    /// not read stays, however old, so that a consumer that was stopped for a day still misses nothing.
+    /// not read stays, however old, so that a consumer that was stopped for a day still misses nothing. The consumers'
+    /// lowest watermark is read once, not per row: a position can be long.
     static func prune(olderThan age: Duration) -> PostgresQuery {
         let seconds = Double(age.components.seconds)
         return """
             DELETE FROM changes c WHERE created_at < now() - make_interval(secs => \(seconds))
-              AND NOT EXISTS (SELECT 1 FROM change_consumers WHERE c.xid >= split_part(position, '|', 1)::xid8)
+              AND c.xid < coalesce(
+                (SELECT min(split_part(position, '|', 1)::xid8) FROM change_consumers), '18446744073709551615'::xid8)
             """
     }
 
