@@ -47,6 +47,7 @@ enum Schema {
         ("v32 delivery servers", v32),
         ("v33 remote media", v33),
         ("v34 account farewells", v34),
+        ("v35 change seqs drawn after the xid", v35),
     ]
 
     static let v1 = """

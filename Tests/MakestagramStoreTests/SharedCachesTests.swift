@@ -286,6 +286,70 @@ struct SharedCachesTests {
         }
     }
 
+    /// A durable consumer reads the log from its floor, a few changes at a time: a change whose transaction drew its
+    /// seq and ran on while later changes were read and applied is still read once it commits, exactly once, and
+    /// the floor passes it only then.
+    @Test func aChangeCommittedLateIsReadAboveTheConsumersFloor() async throws {
+        try await withInstances { a, _ in
+            let logger = Logger(label: "test")
+            let author = try await a.user("author")
+            let post = try await a.photoPost(by: author)
+            var people: [Int64] = []
+            for index in 0..<12 { people.append(try await a.user("liker\(index)")) }
+            let likers = people
+            /// Reads and moves the consumer on until nothing is left; answers the likes read, by whom.
+            @Sendable func drain() async throws -> [Int64] {
+                var likes: [Int64] = []
+                while true {
+                    let batch = try await a.changes(for: "activity", limit: 3)
+                    #expect(try await a.applyActivity([], consumer: "activity", batch: batch))
+                    if batch.read == 0 { return likes }
+                    for change in batch.changes {
+                        if case .likeChanged(let like) = change.event { likes.append(like.actor.id) }
+                    }
+                }
+            }
+            @Sendable func position() async throws -> ConsumerPosition {
+                try await a.read { connection in
+                    let text = try await connection.query(
+                        "SELECT position FROM change_consumers WHERE name = 'activity'", logger: logger
+                    ).collect()[0].decode(String.self)
+                    return try #require(ConsumerPosition(text))
+                }
+            }
+            _ = try await drain()
+            _ = try await a.setLike(postID: post, viewer: likers[0], liked: true)
+            #expect(try await drain() == [likers[0]])
+
+            // A transaction logs a copy of that like and stays open while eleven more likes are read.
+            let late = try await a.read { connection in
+                try await connection.query("BEGIN", logger: logger)
+                let seq = try await connection.query(
+                    """
+                    INSERT INTO changes (payload) SELECT payload FROM changes
+                    WHERE seq = (SELECT max(seq) FROM changes WHERE payload LIKE '%"like"%') RETURNING seq
+                    """, logger: logger
+                ).collect()[0].decode(Int64.self)
+                for liker in likers.dropFirst() { _ = try await a.setLike(postID: post, viewer: liker, liked: true) }
+                #expect(try await drain() == Array(likers.dropFirst()))
+                #expect(try await position().floor <= seq)
+                try await connection.query("COMMIT", logger: logger)
+                return seq
+            }
+            #expect(try await drain() == [likers[0]], "the late change is read once it commits")
+            #expect(try await drain().isEmpty)
+
+            // Once no transaction older than the late one runs (on the whole server: other databases' too), the
+            // floor moves past it.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try await position().floor <= late && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                _ = try await drain()
+            }
+            #expect(try await position().floor > late)
+        }
+    }
+
     @Test func likeStormsThroughTwoInstancesLeaveEveryCountExact() async throws {
         try await withInstances { a, b in
             var authors: [Int64] = []
