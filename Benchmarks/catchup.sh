@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# How fast the activity consumer catches up on PostgreSQL when it is far behind (after an outage, or an instance
+# killed mid-storm): like/unlike toggles (wrk, 1 thread, 64 connections, core 1) against the server (core 0) fill the
+# change log; the server stops, the consumer is set back to before the toggles and the activity they caused is
+# removed; then the server starts again with nothing else to do, and the time until the consumer has applied the
+# whole backlog again is measured. Its rate stands beside the rate the toggles wrote the log in the same run: a
+# consumer slower than the writes never catches up. Given another makestagram binary (for instance one built from an
+# earlier commit), the backlog is applied by each in turn, alternating, from the same starting point. The data of
+# server.sh, in a throwaway PostgreSQL server (fsync on). Prints the figures and appends them to HISTORY.md.
+# Usage: Benchmarks/catchup.sh [other makestagram binary] [seconds of toggles, default 20]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+other="${1:-}"
+duration="${2:-20}"
+for tool in wrk curl; do
+  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
+done
+bash scripts/install-deps.sh --test
+swift build -c release --product makestagram
+this="$(swift build -c release --show-bin-path)/makestagram"
+
+work="$(mktemp -d)"
+server_pid=""
+eval "$(bash scripts/postgres.sh start)"
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"
+  rm -rf "$work"
+}
+trap cleanup EXIT
+psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE bench"
+pg_url="${MAKESTAGRAM_TEST_POSTGRES%/postgres}/bench?sslmode=disable"
+sql() { psql "$pg_url" -tAc "$1"; }
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# start BINARY: the server on core 0 over the bench database; sets $base.
+start() {
+  local port
+  port=$(free_port)
+  taskset -c 0 "$1" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
+    --max-connections-per-address 1048576 --database "$pg_url" > "$work/server.log" 2>&1 &
+  server_pid=$!
+  base="http://127.0.0.1:$port"
+  for _ in $(seq 1 300); do
+    curl -sf "$base/healthz" > /dev/null && return 0
+    sleep 0.1
+  done
+  cat "$work/server.log" >&2
+  exit 1
+}
+stop() {
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+}
+
+echo "== seeding"
+start "$this"
+: > "$work/tokens"
+for i in $(seq 1 64); do
+  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
+    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
+    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
+done
+stop
+psql "$pg_url" -q -f Benchmarks/seed-postgres.sql > /dev/null
+
+echo "== toggles"
+start "$this"
+# Every change from here on is of the toggles: the consumer is set back to this transaction.
+from=$(sql "SELECT pg_snapshot_xmin(pg_current_snapshot())")
+out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency -s Benchmarks/toggle.lua "$base")
+toggles=$(python3 Benchmarks/wrk-summary.py <<< "$out" | cut -d' ' -f1)
+stop
+backlog=$(sql "SELECT count(*) FROM changes WHERE xid >= '$from'")
+# The rate the log grew at: each toggle's change, and the unread counts the consumer logged meanwhile.
+written=$(python3 -c "print(round($backlog / $duration))")
+# The activity the backlog caused, written again from scratch when it is applied again: what a consumer that was
+# down for the storm would write.
+reset="UPDATE change_consumers SET position = '$from|' WHERE name = 'activity';
+  DELETE FROM activity WHERE created_at >= (SELECT extract(epoch FROM min(created_at)) FROM changes WHERE xid >= '$from');
+  UPDATE users u SET activity_unread = (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1);
+  DELETE FROM activity_groups;
+  INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
+    SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread) FROM activity
+    GROUP BY recipient_id, group_key;"
+# catch_up BINARY: seconds until the consumer has applied the backlog, from the server answering.
+catch_up() {
+  psql "$pg_url" -q -c "$reset" -c "VACUUM ANALYZE changes" -c "VACUUM ANALYZE activity" \
+    -c "VACUUM ANALYZE activity_groups" > /dev/null
+  start "$1"
+  local begin
+  begin=$(date +%s.%N)
+  until [ "$(sql "SELECT NOT EXISTS (SELECT 1 FROM changes WHERE xid >= (
+      SELECT split_part(position, '|', 1)::xid8 FROM change_consumers WHERE name = 'activity'))")" = t ]; do
+    sleep 0.2
+  done
+  python3 -c "print(f'{$(date +%s.%N) - $begin:.1f}')"
+  stop
+}
+rate() { python3 -c "print(round($1 / $2))"; }
+ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
+
+rows=""
+if [ -n "$other" ]; then
+  declare -a mine theirs
+  for round in 1 2; do
+    echo "== round $round: this build"; mine+=("$(catch_up "$this")")
+    echo "== round $round: $other"; theirs+=("$(catch_up "$other")")
+  done
+  for i in 0 1; do
+    rows+="| other build ($other), run $((i + 1)) | ${theirs[$i]} s | $(rate "$backlog" "${theirs[$i]}") | $(ratio "$(rate "$backlog" "${theirs[$i]}")" "$written") |"$'\n'
+  done
+  runs=("${mine[@]}")
+else
+  echo "== this build"; runs=("$(catch_up "$this")")
+fi
+for i in "${!runs[@]}"; do
+  rows+="| this build, run $((i + 1)) | ${runs[$i]} s | $(rate "$backlog" "${runs[$i]}") | $(ratio "$(rate "$backlog" "${runs[$i]}")" "$written") |"$'\n'
+done
+exact=$(sql "SELECT (SELECT count(*) FROM users u WHERE activity_unread <> (SELECT count(*) FROM activity a
+    WHERE a.recipient_id = u.id AND a.unread = 1))
+  + (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
+    WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key))")
+
+machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
+report=$(cat <<REPORT
+### $(date -u +%Y-%m-%d) — PostgreSQL: the activity consumer catching up on a backlog
+
+Machine: $machine. Release build; the server pinned to core 0, wrk (1 thread, 64 connections, ${duration} s) to core 1,
+PostgreSQL $(sql "SHOW server_version") (fsync on) unpinned. Data as server.sh.
+$toggles toggles a second grew the log by $written changes a second (the baseline: each toggle's change, and the unread
+counts the consumer logged meanwhile); the $backlog changes were then applied again from the start, by a server with
+nothing else to do.
+
+| consumer | backlog applied in | changes/s | ratio to the log's growth |
+|---|---|---|---|
+${rows}
+Users whose unread count, or activity groups whose size, differ from their rows after the last run: $exact.
+REPORT
+)
+echo
+echo "$report"
+printf '\n%s\n' "$report" >> Benchmarks/HISTORY.md
