@@ -12,55 +12,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 other="${1:-}"
 duration="${2:-20}"
-for tool in wrk curl; do
-  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
-done
+source Benchmarks/common.sh
 bash scripts/install-deps.sh --test
-swift build -c release --product makestagram
-this="$(swift build -c release --show-bin-path)/makestagram"
-
-work="$(mktemp -d)"
-server_pid=""
+this="$bin"
 eval "$(bash scripts/postgres.sh start)"
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'cleanup; bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE bench"
 pg_url="${MAKESTAGRAM_TEST_POSTGRES%/postgres}/bench?sslmode=disable"
 sql() { psql "$pg_url" -tAc "$1"; }
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# start BINARY: the server on core 0 over the bench database; sets $base.
+if [ -n "$other" ]; then
+  # start_server runs the makestagram of $bin.
+  mkdir "$work/other"
+  ln -s "$(realpath "$other")" "$work/other/makestagram"
+fi
+# start FOLDER: the makestagram in FOLDER over the bench database.
 start() {
-  local port
-  port=$(free_port)
-  taskset -c 0 "$1" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
-    --max-connections-per-address 1048576 --database "$pg_url" > "$work/server.log" 2>&1 &
-  server_pid=$!
-  base="http://127.0.0.1:$port"
-  for _ in $(seq 1 300); do
-    curl -sf "$base/healthz" > /dev/null && return 0
-    sleep 0.1
-  done
-  cat "$work/server.log" >&2
-  exit 1
-}
-stop() {
-  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  bin=$1 start_server --database "$pg_url"
+  bin=$this
 }
 
 echo "== seeding"
 start "$this"
-: > "$work/tokens"
-for i in $(seq 1 64); do
-  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
-    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
-    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
-done
-stop
+sign_up_bench_users
+stop_server
 psql "$pg_url" -q -f Benchmarks/seed-postgres.sql > /dev/null
 
 echo "== toggles"
@@ -69,7 +43,7 @@ start "$this"
 from=$(sql "SELECT pg_snapshot_xmin(pg_current_snapshot())")
 out=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency -s Benchmarks/toggle.lua "$base")
 toggles=$(python3 Benchmarks/wrk-summary.py <<< "$out" | cut -d' ' -f1)
-stop
+stop_server
 backlog=$(sql "SELECT count(*) FROM changes WHERE xid >= '$from'")
 # The rate the log grew at: each toggle's change, and the unread counts the consumer logged meanwhile.
 written=$(python3 -c "print(round($backlog / $duration))")
@@ -82,7 +56,7 @@ reset="UPDATE change_consumers SET position = '$from|' WHERE name = 'activity';
   INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
     SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread) FROM activity
     GROUP BY recipient_id, group_key;"
-# catch_up BINARY: seconds until the consumer has applied the backlog, from the server answering.
+# catch_up FOLDER: sets $took, the seconds until the consumer has applied the backlog, from the server answering.
 catch_up() {
   psql "$pg_url" -q -c "$reset" -c "VACUUM ANALYZE changes" -c "VACUUM ANALYZE activity" \
     -c "VACUUM ANALYZE activity_groups" > /dev/null
@@ -93,8 +67,8 @@ catch_up() {
       SELECT split_part(position, '|', 1)::xid8 FROM change_consumers WHERE name = 'activity'))")" = t ]; do
     sleep 0.2
   done
-  python3 -c "print(f'{$(date +%s.%N) - $begin:.1f}')"
-  stop
+  took=$(python3 -c "print(f'{$(date +%s.%N) - $begin:.1f}')")
+  stop_server
 }
 rate() { python3 -c "print(round($1 / $2))"; }
 ratio() { python3 -c "print(f'{$1 / $2:.2f}')"; }
@@ -103,15 +77,15 @@ rows=""
 if [ -n "$other" ]; then
   declare -a mine theirs
   for round in 1 2; do
-    echo "== round $round: this build"; mine+=("$(catch_up "$this")")
-    echo "== round $round: $other"; theirs+=("$(catch_up "$other")")
+    echo "== round $round: this build"; catch_up "$this"; mine+=("$took")
+    echo "== round $round: $other"; catch_up "$work/other"; theirs+=("$took")
   done
   for i in 0 1; do
     rows+="| other build ($other), run $((i + 1)) | ${theirs[$i]} s | $(rate "$backlog" "${theirs[$i]}") | $(ratio "$(rate "$backlog" "${theirs[$i]}")" "$written") |"$'\n'
   done
   runs=("${mine[@]}")
 else
-  echo "== this build"; runs=("$(catch_up "$this")")
+  echo "== this build"; catch_up "$this"; runs=("$took")
 fi
 for i in "${!runs[@]}"; do
   rows+="| this build, run $((i + 1)) | ${runs[$i]} s | $(rate "$backlog" "${runs[$i]}") | $(ratio "$(rate "$backlog" "${runs[$i]}")" "$written") |"$'\n'

@@ -1,5 +1,5 @@
-# Shared by server.sh and search.sh (sourced, from the repository root): tools, release builds, a work folder removed
-# on exit, the server pinned to core 0 on it, benchmark users, and wrk on core 1.
+# Shared by the benchmark scripts (sourced, from the repository root): tools, release builds, a work folder removed on
+# exit, the server pinned to core 0 on it, benchmark users, and wrk on core 1.
 # Expects: $duration (seconds per wrk run).
 
 for tool in wrk sqlite3 curl; do
