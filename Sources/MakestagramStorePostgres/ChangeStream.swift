@@ -11,7 +11,10 @@ import Synchronization
 /// `changes` table, taking its `seq` after the row locks it holds until commit, so changes to one post commit in
 /// `seq` order. A reader takes every committed row it has not handed on yet, in `seq` order (so per post in commit
 /// order), from the oldest transaction that was still running at its last read (`pg_snapshot_xmin`) on: a row can
-/// only become visible later if its transaction was running then. NOTIFY inside each transaction would deliver the
+/// only become visible later if its transaction was running then. It reads as the durable consumers do
+/// (``PostgresStore/readLog(_:from:lastSeq:limit:logger:)``, its ``ConsumerPosition`` kept in memory): at most
+/// ``PostgresOptions/changeReadBatch`` rows at a time, from a floor in seq order, so that a transaction left open
+/// for minutes does not make every read take up every change committed since it began. NOTIFY inside each transaction would deliver the
 /// same in commit order, but it takes a database-wide lock at commit: measured with pgbench on this project's
 /// 2-core machine, 64 clients, a like-shaped UPDATE ran at 4,000–5,900 transactions/s alone, 1,000–1,100 with a
 /// NOTIFY in each transaction, and 2,900–3,200 with an INSERT into a change table instead. A missed notification
@@ -32,11 +35,12 @@ final class ChangeStream: Sendable {
     static let channel = "makestagram_changes"
 
     private struct State {
-        /// The transaction ID (as text) below which every change has been read: the oldest transaction running at
-        /// the last read.
-        var watermark = "0"
-        /// Changes read at or above the watermark (committed while an older transaction ran): seq → transaction ID.
-        var delivered: [Int64: UInt64] = [:]
+        /// Where the stream stands in the log, as a durable consumer's position but kept in memory: the oldest
+        /// transaction running at the last read (every change below it has been read), the changes read above it
+        /// (committed while an older transaction ran), and the floor in seq order each read starts from.
+        var position = ConsumerPosition(watermark: 0)
+        /// The change sequence's last value as the last read saw it (see ``ChangeLogRead/lastSeq``).
+        var lastSeq: Int64 = 0
         /// When the stream was last read successfully.
         var lastRead = ContinuousClock.now
         var notifying = Notifying.idle
@@ -55,7 +59,6 @@ final class ChangeStream: Sendable {
     private let state = Mutex(State())
     private let wakeups: AsyncStream<Void>
     private let wake: AsyncStream<Void>.Continuation
-    private let decoder = JSONDecoder()
     private let failing = Atomic(false)
 
     /// Whether the last read of the stream failed (the database is probably out of reach).
@@ -95,7 +98,7 @@ final class ChangeStream: Sendable {
         }
         caches.blockedDomains.replaceAll(blockedDomains)
         state.withLock {
-            $0.watermark = watermark
+            $0.position = ConsumerPosition(watermark: UInt64(watermark) ?? 0)
             $0.lastRead = .now
         }
         caches.trust(for: options.staleness)
@@ -136,7 +139,7 @@ final class ChangeStream: Sendable {
         // A transaction ID of its own, committed: once the watermark is past it, so is everything before it.
         let rows = try await query("SELECT pg_current_xact_id()::text")
         guard let mark = UInt64(try rows[0].decode(String.self)) else { return }
-        while (UInt64(state.withLock { $0.watermark }) ?? 0) <= mark {
+        while state.withLock({ $0.position.watermark }) <= mark {
             wake.yield()
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -216,7 +219,7 @@ final class ChangeStream: Sendable {
 
     /// Reads and applies every change committed since the last read.
     private func read() async throws {
-        let (watermark, lastRead) = state.withLock { ($0.watermark, $0.lastRead) }
+        let lastRead = state.withLock { $0.lastRead }
         // Rows older than the table keeps may be gone: what this instance holds cannot be brought up to date.
         let safe = options.changeRetention - .seconds(max(5, options.changeRetention.components.seconds / 5))
         if ContinuousClock.now - lastRead > safe {
@@ -228,50 +231,41 @@ final class ChangeStream: Sendable {
             events?.publish(.changesMissed)
             return
         }
-        // Every committed row at or above the watermark, in seq order: rows of one post commit in seq order (each
-        // took its seq holding the post's lock), so any of them visible now comes with every earlier one. Rows
-        // already handed on (committed while an older transaction still ran, so still above the watermark) are
-        // skipped by their seq.
-        let rows = try await query(
-            """
-            WITH w AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-            SELECT w.xmin::text, c.seq, c.xid::text, c.payload FROM w
-            LEFT JOIN changes c ON c.xid >= \(watermark)::text::xid8
-            ORDER BY c.seq
-            """
-        )
-        var next = watermark
-        var delivered = state.withLock { $0.delivered }
-        var records: [ChangeRecord] = []
-        for row in rows {
-            let (xmin, seq, xid, payload) = try row.decode((String, Int64?, String?, String?).self)
-            next = xmin
-            guard let seq, let xid, let payload, delivered[seq] == nil else { continue }
-            delivered[seq] = UInt64(xid) ?? 0
-            do {
-                records.append(
-                    try ChangeRecord(flatJSON: payload) ?? decoder.decode(ChangeRecord.self, from: Data(payload.utf8)))
-            } catch {
-                logger.error("unreadable change in the change table", metadata: ["payload": "\(payload)"])
+        // Every committed change not read yet, in seq order (`PostgresStore.readLog`): changes to one post commit in
+        // seq order (each took its seq holding the post's lock), so any of them visible now comes with every
+        // earlier one.
+        while true {
+            let (position, lastSeq) = state.withLock { ($0.position, $0.lastSeq) }
+            let limit = options.changeReadBatch
+            let read = try await client.leased(timeout: options.operationTimeout) { [logger] connection in
+                try await PostgresStore.readLog(
+                    connection, from: position, lastSeq: lastSeq, limit: limit, logger: logger)
             }
-        }
-        let audiences = try await audiences(of: Set(records.compactMap(\.audienceAuthor)))
-        for record in records {
-            let audience = record.audienceAuthor.map { [$0] + (audiences[$0] ?? []) } ?? []
-            guard let event = record.event(audience: audience, hiding: caches.hiddenUsers.names) else {
-                logger.error("change of an unknown shape in the change table", metadata: ["kind": "\(record.kind)"])
-                continue
+            var records: [ChangeRecord] = []
+            for row in read.rows {
+                guard let record = ChangeRecord(payload: row.payload) else {
+                    logger.error("unreadable change in the change table", metadata: ["payload": "\(row.payload)"])
+                    continue
+                }
+                records.append(record)
             }
-            caches.apply(event)
-            events?.publish(event)
-        }
-        // Below the new watermark every transaction has ended: its rows were all read now or before.
-        let floor = UInt64(next) ?? 0
-        delivered = delivered.filter { $0.value >= floor }
-        state.withLock {
-            $0.watermark = next
-            $0.delivered = delivered
-            $0.lastRead = .now
+            let audiences = try await audiences(of: Set(records.compactMap(\.audienceAuthor)))
+            for record in records {
+                let audience = record.audienceAuthor.map { [$0] + (audiences[$0] ?? []) } ?? []
+                guard let event = record.event(audience: audience, hiding: caches.hiddenUsers.names) else {
+                    logger.error(
+                        "change of an unknown shape in the change table", metadata: ["kind": "\(record.kind)"])
+                    continue
+                }
+                caches.apply(event)
+                events?.publish(event)
+            }
+            state.withLock {
+                $0.position = read.next
+                $0.lastSeq = read.lastSeq
+                $0.lastRead = .now
+            }
+            if !read.more { break }
         }
         caches.trust(for: options.staleness)
     }

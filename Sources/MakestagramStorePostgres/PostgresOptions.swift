@@ -15,6 +15,10 @@ public struct PostgresOptions: Sendable {
     /// How long committed changes stay in the change table: an instance cut off from the database for longer must
     /// forget what it holds and tell its live clients to load again.
     public var changeRetention: Duration = .seconds(300)
+    /// The most changes one read of the change table takes for the caches and live clients: an instance far
+    /// behind (after a partition, or while a long transaction holds the oldest running one back) reads its backlog
+    /// batch by batch instead of all of it at every read.
+    public var changeReadBatch = 2_000
     /// How often the change table is read when no notification arrives.
     public var pollInterval: Duration = .milliseconds(250)
     /// How long a statement or transaction may take, waiting for a connection included, before it fails as

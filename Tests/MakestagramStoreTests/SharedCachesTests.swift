@@ -350,6 +350,67 @@ struct SharedCachesTests {
         }
     }
 
+    /// The caches' stream reads the log the way a durable consumer does, a batch at a time from its floor: while a
+    /// transaction that logged a change stays open, the changes committed after it still reach the other instance
+    /// (batch after batch), and the late change arrives once, when it commits.
+    @Test func theCachesStreamReadsPastAnOpenTransactionInBatchesAndALateChangeOnce() async throws {
+        let (url, drop) = try await TestPostgres.makeDatabase()
+        var options = try PostgresOptions(url: url)
+        options.changeReadBatch = 3
+        let logger = Logger(label: "test")
+        let sink = RecordingSink()
+        let a = try await PostgresStore.open(options, events: nil, logger: Logger(label: "a"))
+        let b = try await PostgresStore.open(options, events: sink, logger: Logger(label: "b"))
+        let running = [Task { try await a.run() }, Task { try await b.run() }]
+        /// The likes the second instance publishes next, by whom, once it has `count` of them (or after 30 s).
+        @Sendable func likes(_ count: Int) async throws -> [Int64] {
+            let deadline = ContinuousClock.now + .seconds(30)
+            var more: [Int64] = []
+            while true {
+                for event in sink.take() {
+                    if case .likeChanged(let like) = event { more.append(like.actor.id) }
+                }
+                if more.count >= count || ContinuousClock.now > deadline { return more }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        do {
+            let author = try await a.user("author")
+            let post = try await a.photoPost(by: author)
+            var people: [Int64] = []
+            for index in 0..<12 { people.append(try await a.user("liker\(index)")) }
+            let likers = people
+            _ = try await a.setLike(postID: post, viewer: likers[0], liked: true)
+            #expect(try await likes(1) == [likers[0]])
+
+            // A transaction logs a copy of that like and stays open while eleven more likes commit and are read.
+            try await a.read { connection in
+                try await connection.query("BEGIN", logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO changes (payload) SELECT payload FROM changes
+                    WHERE seq = (SELECT max(seq) FROM changes WHERE payload LIKE '%"like"%')
+                    """, logger: logger)
+                for liker in likers.dropFirst() { _ = try await a.setLike(postID: post, viewer: liker, liked: true) }
+                #expect(try await likes(11) == Array(likers.dropFirst()))
+                try await connection.query("COMMIT", logger: logger)
+            }
+            #expect(try await likes(1) == [likers[0]], "the late change arrives once it commits")
+            try await b.caughtUp()
+            #expect(try await likes(0).isEmpty)
+        } catch {
+            a.close()
+            b.close()
+            for task in running { _ = await task.result }
+            await drop()
+            throw error
+        }
+        a.close()
+        b.close()
+        for task in running { _ = await task.result }
+        await drop()
+    }
+
     @Test func likeStormsThroughTwoInstancesLeaveEveryCountExact() async throws {
         try await withInstances { a, b in
             var authors: [Int64] = []
