@@ -13,10 +13,8 @@ cd "$(dirname "$0")/.."
 other="${1:-}"
 duration="${2:-20}"
 source Benchmarks/common.sh
-bash scripts/install-deps.sh --test
+start_postgres
 this="$bin"
-eval "$(bash scripts/postgres.sh start)"
-trap 'cleanup; bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE bench"
 pg_url="${MAKESTAGRAM_TEST_POSTGRES%/postgres}/bench?sslmode=disable"
 sql() { psql "$pg_url" -tAc "$1"; }

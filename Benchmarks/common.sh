@@ -12,12 +12,22 @@ bin="$(swift build -c release --show-bin-path)"
 
 work="$(mktemp -d)"
 server_pid=""; bare_pid=""
+# Processes a script starts beyond these two (for instance in command substitutions) go to $work/pids, one per line.
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
   [ -n "$bare_pid" ] && kill "$bare_pid" 2>/dev/null || true
+  [ -f "$work/pids" ] && xargs -r kill < "$work/pids" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
+
+# Starts a throwaway PostgreSQL server (fsync on, as a real one runs) for the rest of the script, stopped on exit;
+# sets MAKESTAGRAM_TEST_POSTGRES.
+start_postgres() {
+  bash scripts/install-deps.sh --test
+  eval "$(bash scripts/postgres.sh start)"
+  trap 'cleanup; bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
+}
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
