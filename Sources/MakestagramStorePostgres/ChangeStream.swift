@@ -10,11 +10,11 @@ import Synchronization
 /// **Why a change table and not NOTIFY payloads.** Each write transaction ends by inserting its change into the
 /// `changes` table, taking its `seq` after the row locks it holds until commit, so changes to one post commit in
 /// `seq` order. A reader takes every committed row it has not handed on yet, in `seq` order (so per post in commit
-/// order), from the oldest transaction that was still running at its last read (`pg_snapshot_xmin`) on: a row can
-/// only become visible later if its transaction was running then. It reads as the durable consumers do
-/// (``PostgresStore/readLog(_:from:lastSeq:limit:logger:)``, its ``ConsumerPosition`` kept in memory): at most
-/// ``PostgresOptions/changeReadBatch`` rows at a time, from a floor in seq order, so that a transaction left open
-/// for minutes does not make every read take up every change committed since it began. NOTIFY inside each transaction would deliver the
+/// order): those of the transactions its last read's snapshot saw running or that began after it, the only ones
+/// that can become visible later. It reads as the durable consumers do
+/// (``PostgresStore/readLog(_:from:limit:logger:)``, its ``LogPosition`` kept in memory), at most
+/// ``PostgresOptions/changeReadBatch`` rows at a time, so that neither a backlog nor a transaction left open for
+/// minutes makes a read take up more than a batch. NOTIFY inside each transaction would deliver the
 /// same in commit order, but it takes a database-wide lock at commit: measured with pgbench on this project's
 /// 2-core machine, 64 clients, a like-shaped UPDATE ran at 4,000–5,900 transactions/s alone, 1,000–1,100 with a
 /// NOTIFY in each transaction, and 2,900–3,200 with an INSERT into a change table instead. A missed notification
@@ -38,9 +38,7 @@ final class ChangeStream: Sendable {
         /// Where the stream stands in the log, as a durable consumer's position but kept in memory: the oldest
         /// transaction running at the last read (every change below it has been read), the changes read above it
         /// (committed while an older transaction ran), and the floor in seq order each read starts from.
-        var position = ConsumerPosition(watermark: 0)
-        /// The change sequence's last value as the last read saw it (see ``ChangeLogRead/lastSeq``).
-        var lastSeq: Int64 = 0
+        var position = LogPosition(base: LogSnapshot(xmin: 0, xmax: 0))
         /// When the stream was last read successfully.
         var lastRead = ContinuousClock.now
         var notifying = Notifying.idle
@@ -78,8 +76,9 @@ final class ChangeStream: Sendable {
 
     /// Starts from now: the caches are empty, so nothing before matters; the users nobody may see are read afresh.
     func start() async throws {
-        let rows = try await query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text")
-        let watermark = try rows[0].decode(String.self)
+        let position = try await client.leased(timeout: options.operationTimeout) { [logger] connection in
+            try await PostgresStore.currentPosition(connection, logger: logger)
+        }
         var hidden: [Int64: String] = [:]
         for row in try await query("SELECT id, username FROM users WHERE status <> 'active'") {
             let (id, username) = try row.decode((Int64, String).self)
@@ -98,7 +97,7 @@ final class ChangeStream: Sendable {
         }
         caches.blockedDomains.replaceAll(blockedDomains)
         state.withLock {
-            $0.position = ConsumerPosition(watermark: UInt64(watermark) ?? 0)
+            $0.position = position
             $0.lastRead = .now
         }
         caches.trust(for: options.staleness)
@@ -136,10 +135,11 @@ final class ChangeStream: Sendable {
 
     /// Returns once every change committed before the call has been read, applied and published here.
     func caughtUp() async throws {
-        // A transaction ID of its own, committed: once the watermark is past it, so is everything before it.
+        // A transaction ID of its own, committed: once a complete read's snapshot sees it, it saw everything
+        // committed before it.
         let rows = try await query("SELECT pg_current_xact_id()::text")
         guard let mark = UInt64(try rows[0].decode(String.self)) else { return }
-        while state.withLock({ $0.position.watermark }) <= mark {
+        while !state.withLock({ $0.position.base.sees(mark) }) {
             wake.yield()
             try await Task.sleep(for: .milliseconds(2))
         }
@@ -207,13 +207,14 @@ final class ChangeStream: Sendable {
 
     /// Removes the changes older than `age` that every durable consumer (activity) has read: one a consumer has
     /// not read stays, however old, so that a consumer that was stopped for a day still misses nothing. The consumers'
-    /// lowest watermark is read once, not per row: a position can be long.
+    /// lowest oldest running transaction (every change below it taken) is read once, not per row: a position can be
+    /// long.
     static func prune(olderThan age: Duration) -> PostgresQuery {
         let seconds = Double(age.components.seconds)
         return """
             DELETE FROM changes c WHERE created_at < now() - make_interval(secs => \(seconds))
               AND c.xid < coalesce(
-                (SELECT min(split_part(position, '|', 1)::xid8) FROM change_consumers), '18446744073709551615'::xid8)
+                (SELECT min(split_part(split_part(position, '|', 1), ':', 1)::xid8) FROM change_consumers), '18446744073709551615'::xid8)
             """
     }
 
@@ -235,11 +236,10 @@ final class ChangeStream: Sendable {
         // seq order (each took its seq holding the post's lock), so any of them visible now comes with every
         // earlier one.
         while true {
-            let (position, lastSeq) = state.withLock { ($0.position, $0.lastSeq) }
+            let position = state.withLock { $0.position }
             let limit = options.changeReadBatch
-            let read = try await client.leased(timeout: options.operationTimeout) { [logger] connection in
-                try await PostgresStore.readLog(
-                    connection, from: position, lastSeq: lastSeq, limit: limit, logger: logger)
+            let (read, next) = try await client.leased(timeout: options.operationTimeout) { [logger] connection in
+                try await PostgresStore.readLog(connection, from: position, limit: limit, logger: logger)
             }
             var records: [ChangeRecord] = []
             for row in read.rows {
@@ -261,8 +261,7 @@ final class ChangeStream: Sendable {
                 events?.publish(event)
             }
             state.withLock {
-                $0.position = read.next
-                $0.lastSeq = read.lastSeq
+                $0.position = next
                 $0.lastRead = .now
             }
             if !read.more { break }

@@ -3,172 +3,27 @@ import MakestagramAPI
 import MakestagramStore
 import PostgresNIO
 
-/// Where a durable consumer stands in the change log, as `change_consumers.position` keeps it: the oldest
-/// transaction that was still running when it last read (every change of an older one has been read), and the
-/// changes of newer ones it has applied already (`xid|seq:xid,seq:xid`). Changes commit in `seq` order per post or
-/// user, but not overall: a change with a lower `seq` can commit after one with a higher, which is why a plain
-/// "last seq" would lose it (``ChangeStream`` reads the log the same way for the caches).
-///
-/// Its floor (`|floor` or `|floor:seq:xid`) is a seq below which no change is left to apply, so that a read walks
-/// the log from there in seq order and stops after a batch, whatever the backlog: without it, every read of a consumer
-/// far behind sorted all the changes above the watermark (about 550 changes a second on a backlog of 550,000). A seq
-/// may belong to a transaction still running, so the floor only passes what is certainly over: `pending` is the
-/// sequence's last value read before some snapshot (every seq up to it belonged by then to a transaction with an
-/// xid, see the schema's v35) and that snapshot's `xmax`; once a snapshot's oldest running transaction is at or
-/// above that xmax, every change up to that seq has committed or never will, and the floor may move up to it.
-struct ConsumerPosition: Equatable {
-    struct Pending: Equatable {
-        var seq: Int64
-        var xmax: UInt64
-    }
-
-    var watermark: UInt64
-    var applied: [Int64: UInt64]
-    var floor: Int64 = 0
-    var pending: Pending?
-
-    init(watermark: UInt64, applied: [Int64: UInt64] = [:], floor: Int64 = 0, pending: Pending? = nil) {
-        self.watermark = watermark
-        self.applied = applied
-        self.floor = floor
-        self.pending = pending
-    }
-
-    init?(_ text: String) {
-        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
-        guard parts.count <= 3, let watermark = parts.first.flatMap({ UInt64($0) }) else { return nil }
-        self.watermark = watermark
-        applied = [:]
-        if parts.count >= 2 {
-            for item in parts[1].split(separator: ",") {
-                let pair = item.split(separator: ":")
-                guard pair.count == 2, let seq = Int64(pair[0]), let xid = UInt64(pair[1]) else { return nil }
-                applied[seq] = xid
-            }
-        }
-        if parts.count == 3 {
-            let fields = parts[2].split(separator: ":")
-            guard let floor = fields.first.flatMap({ Int64($0) }) else { return nil }
-            self.floor = floor
-            if fields.count == 3 {
-                guard let seq = Int64(fields[1]), let xmax = UInt64(fields[2]) else { return nil }
-                pending = Pending(seq: seq, xmax: xmax)
-            } else if fields.count != 1 {
-                return nil
-            }
-        }
-    }
-
-    var text: String {
-        "\(watermark)|" + applied.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
-            + "|\(floor)" + (pending.map { ":\($0.seq):\($0.xmax)" } ?? "")
-    }
-}
-
-/// One read of the change log from a reader's position (``PostgresStore/readLog(_:from:lastSeq:limit:logger:)``):
-/// the changes taken, in seq order, and where the reader stands after them.
-struct ChangeLogRead {
-    struct Row {
-        let seq: Int64
-        let xid: UInt64
-        let payload: String
-        /// When the change was logged, in seconds since 1970.
-        let at: Double
-    }
-
-    var rows: [Row]
-    /// Whether more changes were waiting than the read took.
-    var more: Bool
-    var next: ConsumerPosition
-    /// The change sequence's last value, read after the read's snapshot was taken: a `lastSeq` for the next read.
-    var lastSeq: Int64
-}
-
 extension PostgresStore {
-    /// Reads at most `limit` committed changes a reader at `position` has not taken, in seq order, and where it
-    /// stands after them: the one way the log is read, by the durable consumers and by the caches' stream alike.
-    /// `lastSeq` is the change sequence's last value read before this call's statement: in an earlier statement, or
-    /// the `lastSeq` the reader's previous read answered.
-    static func readLog(
-        _ connection: PostgresConnection, from position: ConsumerPosition, lastSeq: Int64, limit: Int, logger: Logger
-    ) async throws -> ChangeLogRead {
-        // Every committed change of a transaction at or above the watermark not taken yet, in seq order from the
-        // floor; one more than the limit, to know whether all were taken.
-        let rows = try await connection.query(
-            """
-            WITH w AS (SELECT pg_snapshot_xmin(s) AS xmin, pg_snapshot_xmax(s) AS xmax FROM pg_current_snapshot() s),
-            c AS (
-              SELECT seq, xid, payload, created_at FROM changes
-              WHERE seq >= \(position.floor) AND xid >= \(String(position.watermark))::text::xid8
-                AND NOT seq = ANY(\(Array(position.applied.keys))::bigint[])
-              ORDER BY seq LIMIT \(limit + 1)
-            )
-            SELECT w.xmin::text, w.xmax::text, c.seq, c.xid::text, c.payload, extract(epoch FROM c.created_at)::float8,
-              (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM change_seq)
-            FROM w LEFT JOIN c ON true ORDER BY c.seq
-            """, logger: logger
-        ).collect()
-        var next = position
-        var xmin = position.watermark
-        var xmax = position.watermark
-        var taken: [ChangeLogRead.Row] = []
-        var firstLeft: Int64?
-        var seqAfter = lastSeq
-        for row in rows {
-            let (snapshotMin, snapshotMax, seq, xid, payload, at, sequence) = try row.decode(
-                (String, String, Int64?, String?, String?, Double?, Int64).self)
-            seqAfter = sequence
-            xmin = UInt64(snapshotMin) ?? xmin
-            xmax = UInt64(snapshotMax) ?? xmax
-            guard let seq, let xid = xid.flatMap(UInt64.init), let payload, let at else { continue }
-            guard taken.count < limit else {
-                firstLeft = firstLeft ?? seq
-                continue
-            }
-            taken.append(.init(seq: seq, xid: xid, payload: payload, at: at))
-            next.applied[seq] = xid
-        }
-        if firstLeft == nil {
-            // Everything visible was taken: below the snapshot's oldest running transaction nothing can appear.
-            next.watermark = xmin
-        } else {
-            // More is waiting: the watermark still moves up to the oldest transaction with a change not taken
-            // (or still running), so that the set of changes taken above it stays about one batch, whatever
-            // the backlog (otherwise each read would filter an ever longer list).
-            let oldest = try await connection.query(
-                """
-                SELECT min(xid)::text FROM changes WHERE xid >= \(String(position.watermark))::text::xid8
-                  AND seq >= \(position.floor) AND NOT seq = ANY(\(Array(next.applied.keys))::bigint[])
-                """, logger: logger
-            ).collect().first?.decode(String?.self).flatMap { UInt64($0) }
-            next.watermark = max(position.watermark, min(xmin, oldest ?? xmin))
-        }
-        // The floor: up to the first change left (or past every seq drawn before the pending snapshot) once
-        // every transaction that could still hold a seq up to the pending one has ended.
-        if let pending = position.pending, xmin >= pending.xmax {
-            next.floor = max(position.floor, min(firstLeft ?? .max, pending.seq + 1))
-            next.pending = nil
-        }
-        if next.pending == nil { next.pending = .init(seq: lastSeq, xmax: xmax) }
-        // What the watermark or the floor leaves behind is never read again (a transaction with more changes
-        // than a batch would otherwise keep them all listed until its last one is read).
-        next.applied = next.applied.filter { $0.value >= next.watermark && $0.key >= next.floor }
-        return ChangeLogRead(rows: taken, more: firstLeft != nil, next: next, lastSeq: seqAfter)
-    }
-
     public func changes(for consumer: String, limit: Int) async throws -> ChangeBatch {
         try await read { [logger] connection in
-            // The sequence's last value is read before the snapshot of the read below is taken: see `pending`.
+            // The sequence's last value, for a position of the earlier form: read before the snapshot of its read.
             guard
                 let (text, lastSeq) = try await connection.query(
                     """
                     SELECT position, (SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM change_seq)
                     FROM change_consumers WHERE name = \(consumer)
                     """, logger: logger
-                ).collect().first?.decode((String, Int64).self), let position = ConsumerPosition(text)
+                ).collect().first?.decode((String, Int64).self)
             else { throw StoreError.notFound("change consumer \(consumer)") }
-            let read = try await Self.readLog(
-                connection, from: position, lastSeq: lastSeq, limit: limit, logger: logger)
+            let read: ChangeLogRead
+            if let position = LogPosition(text) {
+                read = try await Self.readLog(connection, from: position, limit: limit, logger: logger).read
+            } else if let position = ConsumerPosition(text) {
+                read = try await Self.readLog(
+                    connection, from: position, lastSeq: lastSeq, limit: limit, logger: logger)
+            } else {
+                throw StoreError.database("unreadable position of change consumer \(consumer): \(text)")
+            }
             var changes: [LoggedChange] = []
             for row in read.rows {
                 if let record = ChangeRecord(payload: row.payload),
@@ -177,9 +32,9 @@ extension PostgresStore {
                     changes.append(LoggedChange(event: event, at: Date(timeIntervalSince1970: row.at)))
                 }
             }
-            // The watermark moves on by itself as transactions end: a batch that read nothing is not worth a write.
+            // The snapshot moves on by itself as transactions end: a batch that read nothing is not worth a write.
             // `from` is the position as stored, which the move compares.
-            return ChangeBatch(changes: changes, read: read.rows.count, from: text, to: read.next.text)
+            return ChangeBatch(changes: changes, read: read.rows.count, from: text, to: read.next)
         }
     }
 

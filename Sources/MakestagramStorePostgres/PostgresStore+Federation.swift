@@ -392,7 +392,7 @@ extension PostgresStore {
             try await connection.query(
                 """
                 INSERT INTO change_consumers (name, position)
-                VALUES (\(consumer), pg_snapshot_xmin(pg_current_snapshot())::text || '|')
+                VALUES (\(consumer), pg_current_snapshot()::text)
                 ON CONFLICT (name) DO NOTHING
                 """, logger: logger)
         }
