@@ -35,9 +35,9 @@ final class ChangeStream: Sendable {
     static let channel = "makestagram_changes"
 
     private struct State {
-        /// Where the stream stands in the log, as a durable consumer's position but kept in memory: the oldest
-        /// transaction running at the last read (every change below it has been read), the changes read above it
-        /// (committed while an older transaction ran), and the floor in seq order each read starts from.
+        /// Where the stream stands in the log, as a durable consumer's position but kept in memory: the snapshot of
+        /// its last complete read (every change it sees has been read) and, while a backlog is read batch by batch,
+        /// how far the reading got.
         var position = LogPosition(base: LogSnapshot(xmin: 0, xmax: 0))
         /// When the stream was last read successfully.
         var lastRead = ContinuousClock.now
