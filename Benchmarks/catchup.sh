@@ -7,7 +7,7 @@
 # consumer slower than the writes never catches up. Given another makestagram binary (for instance one built from an
 # earlier commit), the backlog is applied by each in turn, alternating, from the same starting point. The data of
 # server.sh, in a throwaway PostgreSQL server (fsync on). Prints the figures and appends them to HISTORY.md.
-# Usage: Benchmarks/catchup.sh [other makestagram binary] [seconds of toggles, default 20]
+# Usage: [OTHER_POSITION=legacy] Benchmarks/catchup.sh [other makestagram binary] [seconds of toggles, default 20]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 other="${1:-}"
@@ -47,22 +47,41 @@ backlog=$(sql "SELECT count(*) FROM changes WHERE xid >= '$from'")
 written=$(python3 -c "print(round($backlog / $duration))")
 # The activity the backlog caused, written again from scratch when it is applied again: what a consumer that was
 # down for the storm would write.
-reset="UPDATE change_consumers SET position = '$from|' WHERE name = 'activity';
-  DELETE FROM activity WHERE created_at >= (SELECT extract(epoch FROM min(created_at)) FROM changes WHERE xid >= '$from');
-  UPDATE users u SET activity_unread = (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1);
-  DELETE FROM activity_groups;
-  INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
-    SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread) FROM activity
-    GROUP BY recipient_id, group_key;"
+# The position the consumer is set back to: the snapshot that sees every transaction below the first of the toggles
+# (`xid:xid:`); with OTHER_POSITION=legacy, the other build gets the earlier form (`xid|`), for a build from before
+# positions were snapshots, and so do the other consumers (at the log's end), whose positions such a build cannot read
+# otherwise.
+reset() {
+  local position="$from:$from:" others="pg_current_snapshot()::text"
+  if [ "$1" != "$this" ] && [ "${OTHER_POSITION:-}" = legacy ]; then
+    position="$from|" others="pg_snapshot_xmin(pg_current_snapshot())::text || '|'"
+  fi
+  cat <<SQL
+UPDATE change_consumers SET position = '$position' WHERE name = 'activity';
+UPDATE change_consumers SET position = $others WHERE name <> 'activity';
+DELETE FROM activity WHERE created_at >= (SELECT extract(epoch FROM min(created_at)) FROM changes WHERE xid >= '$from');
+UPDATE users u SET activity_unread = (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1);
+DELETE FROM activity_groups;
+INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
+  SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread) FROM activity
+  GROUP BY recipient_id, group_key;
+SQL
+}
+# Whether the consumer has applied every change: no change its position has not taken. A snapshot (`xmin:xmax:xip`,
+# then `|cut` while a read is cut short) or the earlier form (`watermark|applied|floor`).
+caught_up="SELECT CASE WHEN split_part(position, '|', 1) LIKE '%:%' THEN position NOT LIKE '%|%' AND NOT EXISTS (
+    SELECT 1 FROM changes WHERE xid >= pg_snapshot_xmin(split_part(position, '|', 1)::pg_snapshot)
+      AND NOT pg_visible_in_snapshot(xid, split_part(position, '|', 1)::pg_snapshot))
+  ELSE NOT EXISTS (SELECT 1 FROM changes WHERE xid >= split_part(position, '|', 1)::xid8) END
+  FROM change_consumers WHERE name = 'activity'"
 # catch_up FOLDER: sets $took, the seconds until the consumer has applied the backlog, from the server answering.
 catch_up() {
-  psql "$pg_url" -q -c "$reset" -c "VACUUM ANALYZE changes" -c "VACUUM ANALYZE activity" \
+  psql "$pg_url" -q -c "$(reset "$1")" -c "VACUUM ANALYZE changes" -c "VACUUM ANALYZE activity" \
     -c "VACUUM ANALYZE activity_groups" > /dev/null
   start "$1"
   local begin
   begin=$(date +%s.%N)
-  until [ "$(sql "SELECT NOT EXISTS (SELECT 1 FROM changes WHERE xid >= (
-      SELECT split_part(position, '|', 1)::xid8 FROM change_consumers WHERE name = 'activity'))")" = t ]; do
+  until [ "$(sql "$caught_up")" = t ]; do
     sleep 0.2
   done
   took=$(python3 -c "print(f'{$(date +%s.%N) - $begin:.1f}')")
