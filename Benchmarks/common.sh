@@ -29,6 +29,21 @@ start_postgres() {
   trap 'cleanup; bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 }
 
+# The URL of database $1 on the throwaway PostgreSQL server.
+url_of() { echo "${MAKESTAGRAM_TEST_POSTGRES%/postgres}/$1?sslmode=disable"; }
+
+# Creates database `seeded` on the throwaway PostgreSQL server with server.sh's data and the benchmark users (their
+# tokens in $work/tokens); runs copy it (`CREATE DATABASE run TEMPLATE seeded`).
+seed_postgres() {
+  psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE seeded"
+  echo "== seeding"
+  start_server --database "$(url_of seeded)"
+  sign_up_bench_users
+  stop_server
+  psql "$(url_of seeded)" -q -f Benchmarks/seed-postgres.sql > /dev/null
+  psql "$(url_of seeded)" -qc "VACUUM ANALYZE"
+}
+
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # Starts the server on $work/data, pinned to core 0, with any extra flags given, on $SERVER_PORT or a free port;

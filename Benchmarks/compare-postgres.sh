@@ -12,15 +12,7 @@ duration="${2:-10}"
 source Benchmarks/common.sh
 start_postgres
 this="$bin/makestagram"
-psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE seeded"
-url_of() { echo "${MAKESTAGRAM_TEST_POSTGRES%/postgres}/$1?sslmode=disable"; }
-
-echo "== seeding"
-start_server --database "$(url_of seeded)"
-sign_up_bench_users
-stop_server
-psql "$(url_of seeded)" -q -f Benchmarks/seed-postgres.sql > /dev/null
-psql "$(url_of seeded)" -qc "VACUUM ANALYZE"
+seed_postgres
 
 # run BIN: prints "timeline_rate toggle_rate" for BIN on a fresh copy of the data.
 run() {

@@ -15,15 +15,7 @@ other="${1:-}"
 duration="${2:-20}"
 source Benchmarks/common.sh
 start_postgres
-psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE seeded"
-url_of() { echo "${MAKESTAGRAM_TEST_POSTGRES%/postgres}/$1?sslmode=disable"; }
-
-echo "== seeding"
-start_server --database "$(url_of seeded)"
-sign_up_bench_users
-stop_server
-psql "$(url_of seeded)" -q -f Benchmarks/seed-postgres.sql > /dev/null
-psql "$(url_of seeded)" -qc "VACUUM ANALYZE"
+seed_postgres
 
 # instance BIN NAME DB: starts BIN on core 0 over DB; sets $port and $pid.
 instance() {
