@@ -54,7 +54,7 @@ written=$(python3 -c "print(round($backlog / $duration))")
 reset() {
   local position="$from:$from:" others="pg_current_snapshot()::text"
   if [ "$1" != "$this" ] && [ "${OTHER_POSITION:-}" = legacy ]; then
-    position="$from|" others="pg_snapshot_xmin(pg_current_snapshot())::text || '|'"
+    position="$from|" others=$position_for_every_build
   fi
   cat <<SQL
 UPDATE change_consumers SET position = '$position' WHERE name = 'activity';

@@ -29,6 +29,10 @@ start_postgres() {
   trap 'cleanup; bash scripts/postgres.sh stop "$MAKESTAGRAM_TEST_PGDATA"' EXIT
 }
 
+# The log's end as a change-log position of the earlier form (`xid|`), which builds from before positions were
+# snapshots read too (later builds turn it into a snapshot on their first read): for runs that alternate builds.
+position_for_every_build="pg_snapshot_xmin(pg_current_snapshot())::text || '|'"
+
 # The URL of database $1 on the throwaway PostgreSQL server.
 url_of() { echo "${MAKESTAGRAM_TEST_POSTGRES%/postgres}/$1?sslmode=disable"; }
 

@@ -11,26 +11,21 @@ other="$(realpath "$1")"
 duration="${2:-10}"
 source Benchmarks/common.sh
 start_postgres
-this="$bin/makestagram"
 seed_postgres
+# start_server runs the makestagram in $bin.
+this="$bin"
+mkdir "$work/other"
+ln -s "$other" "$work/other/makestagram"
 
-# run BIN: prints "timeline_rate toggle_rate" for BIN on a fresh copy of the data.
+# run FOLDER: prints "timeline_rate toggle_rate" for the makestagram in FOLDER on a fresh copy of the data.
 run() {
   psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS run" -qc "CREATE DATABASE run TEMPLATE seeded"
-  psql "$(url_of run)" -qc "UPDATE change_consumers SET position = pg_snapshot_xmin(pg_current_snapshot())::text || '|'"
-  local port
-  port=$(free_port)
-  taskset -c 0 "$1" serve --port "$port" --data "$work/data" --log-level notice --rate-limit all=off \
-    --max-connections-per-address 1048576 --database "$(url_of run)" > "$work/server.log" 2>&1 &
-  server_pid=$!
-  base="http://127.0.0.1:$port"
-  for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && break; sleep 0.1; done
+  psql "$(url_of run)" -qc "UPDATE change_consumers SET position = $position_for_every_build"
+  bin=$1 start_server --database "$(url_of run)" > /dev/null
   local timeline toggles
   TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/toggle.lua "$base" > /dev/null
-  timeline=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" -s Benchmarks/timeline.lua "$base" |
-    awk '/Requests\/sec/ {printf "%d", $2}')
-  toggles=$(TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" -s Benchmarks/toggle.lua "$base" |
-    awk '/Requests\/sec/ {printf "%d", $2}')
+  timeline=$(measure -s Benchmarks/timeline.lua "$base" | cut -d' ' -f1)
+  toggles=$(measure -s Benchmarks/toggle.lua "$base" | cut -d' ' -f1)
   stop_server
   echo "$timeline $toggles"
 }
@@ -38,15 +33,14 @@ run() {
 rows=""
 for round in 1 2 3; do
   for name in this other; do
-    target=$this
-    [ "$name" = other ] && target=$other
-    read -r timeline toggles <<< "$(run "$target")"
+    folder=$this
+    [ "$name" = other ] && folder="$work/other"
+    read -r timeline toggles <<< "$(run "$folder")"
     echo "round $round, $name: timeline $timeline req/s, toggles $toggles req/s"
     rows+="| $round | $name | $timeline | $toggles |"$'\n'
   done
 done
 
-machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/ {print $2}') GiB"
 report=$(cat <<REPORT
 ### $(date -u +%Y-%m-%d) — PostgreSQL: this build ($(git rev-parse --short HEAD)) beside $other
 

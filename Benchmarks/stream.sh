@@ -41,8 +41,7 @@ toggles() {
 # run BIN: prints "free_rate free_b held_rate held_b" for BIN on a fresh copy of the data.
 run() {
   psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS run" -qc "CREATE DATABASE run TEMPLATE seeded"
-  # The activity consumer from now, in the earlier form of a position (`xid|`), which every build reads.
-  psql "$(url_of run)" -qc "UPDATE change_consumers SET position = pg_snapshot_xmin(pg_current_snapshot())::text || '|'"
+  psql "$(url_of run)" -qc "UPDATE change_consumers SET position = $position_for_every_build"
   instance "$1" a run; local a=$port
   instance "$1" b run; local b=$pid
   TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/toggle.lua "http://127.0.0.1:$a" > /dev/null
