@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import MakestagramFederation
+import Synchronization
 import Testing
 
 /// Who other servers' URLs may lead this server to: the address checked is the address connected to.
@@ -12,7 +13,7 @@ import Testing
         PeerPolicy(resolver: { host in names[host].map { [$0] } ?? [] }, permits: { $0 == [127, 0, 0, 1] })
     }
 
-    static func app() -> some ApplicationProtocol {
+    static func app(silence: Silence = Silence()) -> some ApplicationProtocol {
         let router = Router()
         router.get("document") { _, _ -> Response in
             Response(
@@ -78,7 +79,8 @@ import Testing
                 })
         }
         router.post("inbox-silent") { _, _ -> Response in
-            try await Task.sleep(for: .seconds(60))
+            // No answer until the test ends (a server that shuts down waits for its handlers).
+            await silence.hold()
             return Response(status: .accepted)
         }
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -141,7 +143,9 @@ import Testing
     /// (the rest is dropped with the connection); an inbox that keeps sending is cut off at the time limit, and one
     /// that never answers ends as soon as its delivery is cancelled.
     @Test(.timeLimit(.minutes(1))) func aDeliveryAnswersTheInboxsStatusAndNothingHoldsIt() async throws {
-        try await Self.app().test(.live) { client in
+        let silence = Silence()
+        defer { silence.end() }
+        try await Self.app(silence: silence).test(.live) { client in
             let port = try #require(client.port)
             // A time limit the drip outlasts; the silent inbox's is longer than the test may take, so only the cancel
             // can end it.
@@ -162,9 +166,12 @@ import Testing
             } catch {
                 #expect("\(error)" == "\(PeerClient.Failure.timedOut)")
             }
+            // Cancelled once the inbox has the delivery and is silent about it.
             let silent = try await send("/inbox-silent", by: patient)
+            await silence.arrival()
             silent.cancel()
             await #expect(throws: (any Error).self) { _ = try await silent.status.get() }
+            silence.end()
             try await patient.shutdown()
             try await peers.shutdown()
         }
@@ -190,5 +197,53 @@ import Testing
             v6([0, 0, 0, 0, 0, 0xffff, 0x0808, 0x0808]),
         ]
         for address in allowed { #expect(PeerPolicy.isPublic(address), "\(address)") }
+    }
+}
+
+/// An inbox's silence: each request it holds waits until ``end()``; ``arrival()`` waits until one is held.
+final class Silence: Sendable {
+    private struct State {
+        var arrived = 0
+        var ended = false
+        var held: [CheckedContinuation<Void, Never>] = []
+        var arrivals: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state = Mutex(State())
+
+    /// Holds the calling handler until ``end()``.
+    func hold() async {
+        await withCheckedContinuation { continuation in
+            let (resume, arrivals) = state.withLock { state in
+                state.arrived += 1
+                defer { state.arrivals = [] }
+                if state.ended { return (true, state.arrivals) }
+                state.held.append(continuation)
+                return (false, state.arrivals)
+            }
+            for waiter in arrivals { waiter.resume() }
+            if resume { continuation.resume() }
+        }
+    }
+
+    /// Returns once a request is held (or was).
+    func arrival() async {
+        await withCheckedContinuation { continuation in
+            let now = state.withLock { state in
+                if state.arrived > 0 { return true }
+                state.arrivals.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Lets every held request answer, and any later one at once.
+    func end() {
+        let held = state.withLock { state in
+            state.ended = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
     }
 }
