@@ -502,6 +502,7 @@ extension PostgresStore {
             try await connection.query(
                 """
                 UPDATE deliveries d SET state = o.state,
+                  body = CASE WHEN o.state = 'pending' THEN d.body ELSE ''::bytea END,
                   next_attempt = CASE WHEN o.state = 'pending' THEN o.next_attempt ELSE d.next_attempt END,
                   last_status = nullif(o.status, -1), last_error = nullif(o.error, ''),
                   finished_at = CASE WHEN o.state = 'pending' THEN NULL ELSE \(now) END

@@ -421,7 +421,8 @@ extension SQLiteStore {
                 case .delivered(let status):
                     try db.cachedStatement(
                         sql: """
-                            UPDATE deliveries SET state = 'delivered', last_status = ?, last_error = NULL, finished_at = ?
+                            UPDATE deliveries SET state = 'delivered', body = X'', last_status = ?, last_error = NULL,
+                              finished_at = ?
                             WHERE id = ?
                             """
                     ).execute(arguments: [status, now, id])
@@ -432,7 +433,8 @@ extension SQLiteStore {
                 case .gaveUp(let status, let error):
                     try db.cachedStatement(
                         sql: """
-                            UPDATE deliveries SET state = 'failed', last_status = ?, last_error = ?, finished_at = ?
+                            UPDATE deliveries SET state = 'failed', body = X'', last_status = ?, last_error = ?,
+                              finished_at = ?
                             WHERE id = ?
                             """
                     ).execute(arguments: [status, error, now, id])

@@ -128,12 +128,19 @@ import Testing
                 servers[0].failures == 2 && servers[0].failingSince != nil && servers[0].lastError == "answered 503")
             #expect(servers[1].failures == 0 && servers[1].failingSince == nil && servers[1].lastDelivered != nil)
             #expect(try await store.pendingDeliveries().map(\.count).reduce(0, +) == 2)
+            // What ended keeps no body; what waits keeps its own.
+            let bodies = "SELECT coalesce(sum(length(body)), 0) FROM deliveries WHERE state "
+            #expect(try await made.integer(bodies + "<> 'pending'") == 0)
+            #expect(try await made.integer(bodies + "= 'pending'") == 4)
+            #expect(try await made.integer("SELECT count(*) FROM deliveries WHERE state = 'delivered'") == 1)
 
             #expect(try await store.retryDeliveries(inboxes: ["http://down.test/inbox"]) == 1)
-            #expect(
-                try await store.claimDeliveries(limit: 10, lease: .seconds(60)).map(\.delivery.inbox) == [
-                    "http://down.test/inbox"
-                ])
+            let retried = try await store.claimDeliveries(limit: 10, lease: .seconds(60))
+            #expect(retried.map(\.delivery.inbox) == ["http://down.test/inbox"])
+            #expect(retried.map(\.delivery.body) == [Data("{}".utf8)])
+            try await store.finishDeliveries([(retried[0].id, .gaveUp(status: 410, error: "answered 410"))])
+            #expect(try await made.integer(bodies + "<> 'pending'") == 0)
+            #expect(try await made.integer("SELECT count(*) FROM deliveries WHERE state = 'failed'") == 1)
             try await store.heardFrom(server: "down.test")
             let heard = try #require(try await store.deliveryServers().first { $0.server == "down.test" })
             #expect(heard.failingSince == nil && heard.failures == 0 && heard.lastFailed != nil)

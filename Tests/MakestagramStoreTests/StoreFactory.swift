@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import MakestagramCore
 import MakestagramStore
@@ -13,6 +14,9 @@ struct MadeStore: Sendable {
     /// commits; PostgreSQL publishes what it reads from the change stream) and the activity it causes derived (by the
     /// activity consumer, as a server runs it) and published too.
     var settle: @Sendable () async throws -> Void = {}
+    /// The first column of the first row of a query (the same text on both stores) on the store's database, past the
+    /// store: for what a store keeps and answers nobody.
+    var integer: @Sendable (_ sql: String) async throws -> Int64
     var cleanup: @Sendable () async -> Void
 }
 
@@ -26,11 +30,19 @@ struct StoreFactory: Sendable, CustomStringConvertible {
     static let sqlite = StoreFactory(description: "SQLite") { events in
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = SQLiteStore(
-            database: try AppDatabase(path: folder.appendingPathComponent("db.sqlite").path), events: events)
+        let path = folder.appendingPathComponent("db.sqlite").path
+        let store = SQLiteStore(database: try AppDatabase(path: path), events: events)
         let activity = ActivityConsumer(store: store, bell: ChangeBell(), logger: Logger(label: "test"))
         return MadeStore(
             store: store, settle: { try await activity.catchUp() },
+            integer: { sql in
+                var configuration = Configuration()
+                configuration.readonly = true
+                return try DatabaseQueue(path: path, configuration: configuration).read { db in
+                    guard let value = try Int64.fetchOne(db, sql: sql) else { throw StoreError.notFound(sql) }
+                    return value
+                }
+            },
             cleanup: { try? FileManager.default.removeItem(at: folder) })
     }
 
@@ -48,6 +60,7 @@ struct StoreFactory: Sendable, CustomStringConvertible {
                 try await activity.catchUp()
                 try await store.caughtUp()
             },
+            integer: { sql in try await TestPostgres.integer(sql, on: url) },
             cleanup: {
                 store.close()
                 running.cancel()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 @testable import MakestagramStorePostgres
 
@@ -33,6 +34,25 @@ public enum TestPostgres {
     /// Runs one statement on the database `url` names, on a connection of its own.
     public static func run(_ sql: String, on url: String) async throws {
         try await withClient(url) { client, _ in try await client.query(PostgresQuery(unsafeSQL: sql)) }
+    }
+
+    /// The first column of the first row of `sql`, a count or a sum, on the database `url` names.
+    public static func integer(_ sql: String, on url: String) async throws -> Int64 {
+        let value = Mutex<Int64?>(nil)
+        try await withClient(url) { client, _ in
+            for try await row in try await client.query(PostgresQuery(unsafeSQL: sql)) {
+                let first = try row.decode(Int64.self)
+                value.withLock { $0 = first }
+                break
+            }
+        }
+        guard let result = value.withLock({ $0 }) else { throw NoRow(sql: sql) }
+        return result
+    }
+
+    struct NoRow: Error, CustomStringConvertible {
+        var sql: String
+        var description: String { "no row from \(sql)" }
     }
 
     /// Runs `body` with a client of its own for the database `url` names.

@@ -292,6 +292,8 @@ public protocol FederationStoring: Sendable {
     /// again for `lease` (by this or another instance) while they are sent.
     func claimDeliveries(limit: Int, lease: Duration) async throws -> [QueuedDelivery]
     /// Records how attempts at deliveries ended, by delivery ID, and how their servers answered, in one transaction.
+    /// A delivery that ended (delivered, or given up) keeps its activity id and inbox, so that the same activity is
+    /// not queued to the inbox again, and drops its body: nothing sends it again.
     func finishDeliveries(_ outcomes: [(id: Int64, outcome: DeliveryOutcome)], servers: [ServerResult]) async throws
     /// How deliveries to each server went lately, the servers failing longest first.
     func deliveryServers() async throws -> [ServerRecord]
