@@ -114,6 +114,7 @@ extension PostgresStore {
                   \(created)::float8[]) WITH ORDINALITY
                   AS e(recipient, actor, kind, post, comment, source, grp, unread, created, n)
                 WHERE EXISTS (SELECT 1 FROM users WHERE id = e.recipient)
+                  AND NOT EXISTS (SELECT 1 FROM remote_actors WHERE user_id = e.recipient)
                   AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = e.recipient AND muted_id = e.actor)
                   AND \(unescaped: Visibility.unblocked(viewer: "e.recipient", user: "e.actor"))
                 ORDER BY e.n

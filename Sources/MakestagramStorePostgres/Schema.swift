@@ -48,6 +48,7 @@ enum Schema {
         ("v33 remote media", v33),
         ("v34 account farewells", v34),
         ("v35 change seqs drawn after the xid", v35),
+        ("v36 no activity for people of other servers", v36),
     ]
 
     static let v1 = """

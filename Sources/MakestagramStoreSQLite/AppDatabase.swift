@@ -124,6 +124,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v28 delivery servers", migrate: Schema.v28)
         migrator.registerMigration("v29 remote media", migrate: Schema.v29)
         migrator.registerMigration("v30 account farewells", migrate: Schema.v30)
+        migrator.registerMigration("v31 no activity for people of other servers", migrate: Schema.v31)
         return migrator
     }
 }

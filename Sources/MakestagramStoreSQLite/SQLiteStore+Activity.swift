@@ -153,6 +153,7 @@ extension SQLiteStore {
                         INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key,
                           unread, created_at)
                         SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)
+                          AND NOT EXISTS (SELECT 1 FROM remote_actors WHERE user_id = ?)
                           AND NOT EXISTS (SELECT 1 FROM mutes WHERE muter_id = ? AND muted_id = ?)
                           AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)
                           AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = ?)
@@ -162,7 +163,7 @@ extension SQLiteStore {
                 arguments: [
                     entry.recipient, entry.actor, entry.kind.rawValue, entry.post, entry.comment, entry.source,
                     entry.group, entry.unread, entry.createdAt.timeIntervalSince1970, entry.recipient, entry.recipient,
-                    entry.actor, entry.recipient, entry.actor, entry.actor, entry.recipient,
+                    entry.recipient, entry.actor, entry.recipient, entry.actor, entry.actor, entry.recipient,
                 ])
             return added.map { [$0[0] as Int64] } ?? []
         case .remove(let source):

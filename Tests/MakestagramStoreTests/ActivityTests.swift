@@ -31,6 +31,28 @@ import Testing
         }
     }
 
+    /// Someone of another server hears of what people here do through federation, from their own server: nothing is
+    /// kept or counted for them here. What they do is heard here as anyone's is.
+    @Test(arguments: StoreFactory.all)
+    func peopleOfOtherServersGetNoActivityHere(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.saveRemoteActor(FederationRecordsTests.document("bob")).userID
+            let theirs = try await store.photoPost(by: bob)
+            let hers = try await store.photoPost(by: alice)
+            _ = try await store.setLike(postID: theirs, viewer: alice, liked: true)
+            _ = try await store.addComment(postID: theirs, author: alice, text: "Lovely, @bob@peer.test")
+            _ = try await store.setFollow(viewer: alice, username: "bob@peer.test", following: true)
+            _ = try await store.setLike(postID: hers, viewer: bob, liked: true)
+            try await sink.settle()
+            #expect(try await allGroups(store, bob).isEmpty)
+            #expect(try await store.unreadActivityCount(userID: bob) == 0)
+            #expect(publishedCounts(try await sink.take())[bob] == nil, "no count published for them")
+            #expect(try await allGroups(store, alice).map(\.kind) == [.like])
+            #expect(try await store.unreadActivityCount(userID: alice) == 1)
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func likesCommentsAndFollowsAreGroupedNewestFirstAndOwnActionsNeverCount(factory: StoreFactory) async throws {
         try await withStore(factory) { store, sink in

@@ -7,7 +7,9 @@ import MakestagramStore
 /// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
 /// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
 /// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
-/// as read; a follow request waits in the private account's list until answered; between a blocker and the one they block nothing is heard either way, and the block withdraws what was.
+/// as read; a follow request waits in the private account's list until answered; between a blocker and the one they
+/// block nothing is heard either way, and the block withdraws what was. People of other servers hear nothing here
+/// (their own server tells them, through federation; the stores add nothing for them).
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
 package struct ActivityRules<S: ChangeLogStore>: Sendable {

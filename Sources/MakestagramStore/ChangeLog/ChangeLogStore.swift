@@ -61,7 +61,8 @@ public struct LoggedChange: Sendable, Equatable {
 /// One write of the activity consumer. Activity is identified by its source (``ActivityEntry/source``), so that it can
 /// be added once and withdrawn when its cause goes, whatever happened in between.
 public enum ActivityWrite: Sendable, Equatable {
-    /// Adds an entry unless its source is there already.
+    /// Adds an entry unless its source is there already, or its recipient is gone, is someone of another server,
+    /// mutes the actor, or blocks them or is blocked by them.
     case add(ActivityEntry)
     /// Withdraws the entry of a source, if there is one.
     case remove(source: String)
