@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 @testable import MakestagramStorePostgres
 
@@ -33,21 +32,17 @@ public enum TestPostgres {
 
     /// Runs one statement on the database `url` names, on a connection of its own.
     public static func run(_ sql: String, on url: String) async throws {
-        try await withClient(url) { client, _ in try await client.query(PostgresQuery(unsafeSQL: sql)) }
+        try await withClient(url) { client, _ in _ = try await client.query(PostgresQuery(unsafeSQL: sql)) }
     }
 
     /// The first column of the first row of `sql`, a count or a sum, on the database `url` names.
     public static func integer(_ sql: String, on url: String) async throws -> Int64 {
-        let value = Mutex<Int64?>(nil)
         try await withClient(url) { client, _ in
             for try await row in try await client.query(PostgresQuery(unsafeSQL: sql)) {
-                let first = try row.decode(Int64.self)
-                value.withLock { $0 = first }
-                break
+                return try row.decode(Int64.self)
             }
+            throw NoRow(sql: sql)
         }
-        guard let result = value.withLock({ $0 }) else { throw NoRow(sql: sql) }
-        return result
     }
 
     struct NoRow: Error, CustomStringConvertible {
@@ -56,17 +51,17 @@ public enum TestPostgres {
     }
 
     /// Runs `body` with a client of its own for the database `url` names.
-    static func withClient(
-        _ url: String, _ body: @Sendable (PostgresClient, Logger) async throws -> Void
-    ) async throws {
+    static func withClient<T: Sendable>(
+        _ url: String, _ body: @Sendable (PostgresClient, Logger) async throws -> T
+    ) async throws -> T {
         let options = try PostgresOptions(url: url)
         var logger = Logger(label: "test-postgres")
         logger.logLevel = .error
         let client = PostgresClient(configuration: options.client, backgroundLogger: logger)
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
-            try await body(client, logger)
+            return try await body(client, logger)
         }
     }
 
