@@ -108,7 +108,8 @@ class Browser:
         return wait.until(lambda _: condition(), message)
 
     def click(self, selector: str, within=None):
-        element = self.find(selector, within)
+        # The element may be on its way (a page still rendering after the click before): waited for, as `type` does.
+        element = WebDriverWait(self.driver, 15).until(lambda _: self.find(selector, within))
         self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
         WebDriverWait(self.driver, 10).until(EC.element_to_be_clickable(element))
         element.click()
