@@ -27,8 +27,12 @@ base="http://127.0.0.1:$port"
 
 start() {
   local bin=$1 flags=()
-  "$bin" serve --help | grep -q -- "--rate-limit" && flags=(--rate-limit all=off)
-  "$bin" serve --help | grep -q -- "--max-connections-per-address" && flags+=(--max-connections-per-address 1048576)
+  # The help is read whole first: `grep -q` stops reading at its match, and under pipefail the help's broken pipe
+  # would then count as no match.
+  local help
+  help=$("$bin" serve --help)
+  grep -q -- "--rate-limit" <<< "$help" && flags=(--rate-limit all=off)
+  grep -q -- "--max-connections-per-address" <<< "$help" && flags+=(--max-connections-per-address 1048576)
   taskset -c 0 "$bin" serve --port "$port" --data "$work/data" --log-level notice "${flags[@]}" \
     > "$work/server.log" 2>&1 &
   server_pid=$!
