@@ -69,6 +69,7 @@ import Testing
         let payload = try ChangeRecord(.commentCreated(comment: comment, commentCount: 1, version: 2)).json()
         #expect(ChangeRecord(flatJSON: payload) == nil)
         #expect(decoded(payload) != nil)
+        #expect(ChangeRecord(.commentCreated(comment: comment, commentCount: 1, version: 2)).flatJSON == nil)
     }
 
     @Test func whatJSONDecoderRefusesIsNeverReadAndWhatIsReadAgrees() {
@@ -109,7 +110,36 @@ import Testing
             record.displayName = String(name)
             let payload = try record.json()
             #expect(ChangeRecord(flatJSON: payload) == record, "\(payload)")
+            #expect(decoded(payload) == record, "\(payload)")
         }
+    }
+
+    /// The fast writer's output is what `JSONEncoder` writes, as far as any reader can tell, numbers included.
+    @Test func theFastWriterWritesWhatJSONEncoderWrites() throws {
+        var random = SeededGenerator(seed: 12)
+        var records = flatRecords()
+        for _ in 0..<500 {
+            var record = ChangeRecord(kind: .captionEdited)
+            record.post = Int64.random(in: .min ... .max, using: &random)
+            record.count = Int.random(in: .min ... .max, using: &random)
+            record.hidden = Bool.random(using: &random)
+            record.at = [
+                Double.random(in: 0..<2e9, using: &random), Double.random(in: -1e-300..<1e-300, using: &random),
+                Double(bitPattern: UInt64.random(in: 0..<0x7FF0_0000_0000_0000, using: &random)),
+            ].randomElement(using: &random)
+            records.append(record)
+        }
+        for record in records {
+            let fast = try #require(record.flatJSON)
+            #expect(try record.json() == fast)
+            let encoded = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
+            #expect(decoded(fast) == decoded(encoded), "\(fast) against \(encoded)")
+            #expect(decoded(fast) == record, "\(fast)")
+            #expect(ChangeRecord(flatJSON: fast) == record, "\(fast)")
+        }
+        var infinite = ChangeRecord(kind: .captionEdited)
+        infinite.at = .infinity
+        #expect(infinite.flatJSON == nil)
     }
 
     /// The payloads PostgreSQL itself builds (`json_build_object`, as the statement that logs likes does), with names

@@ -6,8 +6,8 @@ import MakestagramStore
 /// audience of a new or deleted post, which each reader resolves from the follows it can see (a post's author may
 /// have a hundred thousand followers).
 ///
-/// This type is the record's one definition: Swift encodes and decodes it through ``CodingKeys``, the fast reader
-/// (``init(flatJSON:)``) switches over every key, and the SQL that logs likes on PostgreSQL builds its JSON from the
+/// This type is the record's one definition: Swift encodes and decodes it through ``CodingKeys``, the fast writer
+/// (``flatJSON``) and reader (``init(flatJSON:)``) switch over every key, and the SQL that logs likes on PostgreSQL builds its JSON from the
 /// same keys (``sqlObject(_:_:)``).
 package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
@@ -293,7 +293,10 @@ package struct ChangeRecord: Codable, Sendable, Equatable {
         self = decoded
     }
 
+    /// The record as JSON: written by ``flatJSON`` when it is flat (a like's record took about 6 µs through
+    /// `JSONEncoder`, on the writer's thread, inside the commit), by `JSONEncoder` when it holds a comment or a post.
     package func json() throws -> String {
-        String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
+        if let flat = flatJSON { return flat }
+        return String(decoding: try JSONEncoder().encode(self), as: UTF8.self)
     }
 }
