@@ -28,9 +28,17 @@ public struct SQLiteStore: Store {
     }
 
     /// Logs and publishes `event`, a post's deletion by `author` (whose followers its readers find by them).
+    ///
+    /// An unread count is not logged here. The log's readers on SQLite are its durable consumers (one server has the
+    /// database), and an unread count is the activity consumer's own output, which none of them reads; it reaches
+    /// the caches and the hub all the same. During like toggles it was a second row, written and pruned, per like.
+    /// PostgreSQL logs it, for the sockets on the other instances.
     func publishOnCommit(_ db: Database, _ event: StoreEvent, author: Int64?) throws {
-        try db.cachedStatement(sql: "INSERT INTO changes (payload, created_at) VALUES (?, ?)")
-            .execute(arguments: [try ChangeRecord(event, author: author).json(), Self.now])
+        if case .activityChanged = event {
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO changes (payload, created_at) VALUES (?, ?)")
+                .execute(arguments: [try ChangeRecord(event, author: author).json(), Self.now])
+        }
         database.commitActions.run { [caches = database.caches, events] in
             caches.apply(event)
             events?.publish(event)
