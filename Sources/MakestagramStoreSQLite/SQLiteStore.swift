@@ -34,8 +34,9 @@ public struct SQLiteStore: Store {
     /// the caches and the hub all the same. During like toggles it was a second row, written and pruned, per like.
     /// PostgreSQL logs it, for the sockets on the other instances.
     func publishOnCommit(_ db: Database, _ event: StoreEvent, author: Int64?) throws {
-        if case .activityChanged = event {
-        } else {
+        switch event {
+        case .activityChanged: break
+        default:
             try db.cachedStatement(sql: "INSERT INTO changes (payload, created_at) VALUES (?, ?)")
                 .execute(arguments: [try ChangeRecord(event, author: author).json(), Self.now])
         }

@@ -7,8 +7,8 @@ import MakestagramStore
 /// have a hundred thousand followers).
 ///
 /// This type is the record's one definition: Swift encodes and decodes it through ``CodingKeys``, the fast writer
-/// (``flatJSON``) and reader (``init(flatJSON:)``) switch over every key, and the SQL that logs likes on PostgreSQL builds its JSON from the
-/// same keys (``sqlObject(_:_:)``).
+/// (``flatJSON``) and reader (``init(flatJSON:)``) switch over every key, and the SQL that logs likes on PostgreSQL
+/// builds its JSON from the same keys (``sqlObject(_:_:)``).
 package struct ChangeRecord: Codable, Sendable, Equatable {
     package enum Kind: String, Codable, Sendable {
         case like, commentCreated, commentDeleted, postCreated, postDeleted, sessionEnded, followChanged, captionEdited,
