@@ -129,6 +129,12 @@ struct Serve: AsyncParsableCommand {
                 + "(MAKESTAGRAM_REMOTE_MEDIA_MAX_AGE). (default: 0, no limit)"))
     var remoteMediaMaxAge: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "How the kernel schedules the server's threads: batch (a woken thread waits for the running one, fewer "
+                + "interruptions) or normal (MAKESTAGRAM_CPU_SCHEDULING). (default: batch)"))
+    var cpuScheduling: String?
+
     @Flag(
         help: ArgumentHelp(
             "Seed demo users (alice, bob, carol, dave; password 'makestagram') with posts, likes and comments "
@@ -163,6 +169,7 @@ struct Serve: AsyncParsableCommand {
         set(.stopTryingServersAfter, stopTryingServersAfter)
         set(.remoteMediaBudget, remoteMediaBudget)
         set(.remoteMediaMaxAge, remoteMediaMaxAge)
+        set(.cpuScheduling, cpuScheduling)
         if demo { flags[.demo] = .bool(true) }
         if allowPrivatePeers { flags[.allowPrivatePeers] = .bool(true) }
         return flags
@@ -178,6 +185,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         ConnectionLimits.raiseDescriptorLimit()
+        configuration.cpuScheduling.apply()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, logLevel: level) }
         let app = try await buildApplication(configuration)

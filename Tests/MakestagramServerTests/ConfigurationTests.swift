@@ -17,6 +17,7 @@ import Testing
         #expect(configuration.logLevel == .info && !configuration.demo)
         #expect(configuration.rateLimits == RateLimits() && configuration.trustedProxies.isEmpty)
         #expect(configuration.connections == ConnectionLimits())
+        #expect(configuration.cpuScheduling == .batch)
     }
 
     @Test func flagsWinOverTheEnvironmentWhichWinsOverTheFile() async throws {
@@ -47,6 +48,7 @@ import Testing
                 "MAKESTAGRAM_DATA": "/srv/photos", "MAKESTAGRAM_DEMO": "1", "MAKESTAGRAM_LOG_LEVEL": "debug",
                 "MAKESTAGRAM_RATE_LIMITS": "likes=off,signups=3/h", "MAKESTAGRAM_TRUSTED_PROXIES": "10.0.0.0/8",
                 "MAKESTAGRAM_IMAGE_CONCURRENCY": "3", "MAKESTAGRAM_MAX_CONNECTIONS": "500",
+                "MAKESTAGRAM_CPU_SCHEDULING": "normal",
             ])
         #expect(configuration.dataDirectory.path == "/srv/photos" && configuration.demo)
         #expect(configuration.logLevel == .debug && configuration.imageConcurrency == 3)
@@ -54,6 +56,7 @@ import Testing
             configuration.rateLimits.likes == nil
                 && configuration.rateLimits.signUps == RateLimit(3, per: .seconds(3600)))
         #expect(!configuration.trustedProxies.isEmpty && configuration.connections.maxConnections == 500)
+        #expect(configuration.cpuScheduling == .normal)
     }
 
     @Test func aDatabaseURLChoosesPostgreSQLAndNoneKeepsSQLite() async throws {
@@ -77,6 +80,7 @@ import Testing
             (["MAKESTAGRAM_DATABASE": "mysql://db/makestagram"], .database),
             (["MAKESTAGRAM_DATABASE": "postgres://db/makestagram?sslmode=sometimes"], .database),
             (["MAKESTAGRAM_DATABASE": "postgres://db/makestagram?pool=0"], .database),
+            (["MAKESTAGRAM_CPU_SCHEDULING": "realtime"], .cpuScheduling),
         ] {
             await #expect {
                 _ = try await ServerConfiguration.load(flags: [:], environment: environment)

@@ -41,6 +41,7 @@ extension ServerConfiguration {
         case stopTryingServersAfter = "stop-trying-servers-after"
         case remoteMediaBudget = "remote-media-budget"
         case remoteMediaMaxAge = "remote-media-max-age"
+        case cpuScheduling = "cpu-scheduling"
 
         /// The environment variable that sets it.
         public var environmentVariable: String {
@@ -128,6 +129,12 @@ extension ServerConfiguration {
         }
         if let bytes = try read.int(.remoteMediaBudget, in: 0...Int.max) { remoteMediaBudget = bytes }
         if let seconds = try read.int(.remoteMediaMaxAge, in: 0...(3650 * 86_400)) { remoteMediaMaxAge = seconds }
+        if let text = try read.string(.cpuScheduling) {
+            guard let policy = CPUScheduling(rawValue: text) else {
+                throw ConfigurationError(key: .cpuScheduling, problem: "'\(text)' is not batch or normal")
+            }
+            cpuScheduling = policy
+        }
     }
 
     /// Reads typed values strictly: a value that is there but not of the type is an error, not a default.

@@ -56,6 +56,8 @@ public struct ServerConfiguration: Sendable {
     /// limit); what is over is removed, the longest kept first, and fetched again when asked for.
     public var remoteMediaBudget = 0
     public var remoteMediaMaxAge = 0
+    /// How the kernel schedules the server's threads (``CPUScheduling``).
+    public var cpuScheduling = CPUScheduling.batch
 
     public init() {}
 

@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// How the kernel schedules the server's threads: `batch` (the default) or `normal`.
+///
+/// A request passes between threads: the event loop, the tasks that handle it, the database's writer. Under Linux's
+/// normal policy each thread woken for that work preempts the one running, so on a busy core the writer was
+/// interrupted in the middle of a group commit about 1.6 times per like toggle, for one event or one answer at a time.
+/// Under `SCHED_BATCH` a woken thread waits for the running one to block or use up its slice, and takes all that has
+/// queued for it: like toggles went about 12 % faster, timeline pages about 1 %, and the bare endpoint, which has no
+/// such hand-offs, did not change (Benchmarks/HISTORY.md, "the server's threads under SCHED_BATCH"). Priorities
+/// (nice values) are unchanged; any user may choose the policy. `normal` keeps the kernel's default.
+public enum CPUScheduling: String, Sendable, CaseIterable {
+    case batch, normal
+
+    /// Applies the policy to every thread of this process; threads started later inherit it from the thread that
+    /// starts them. Answers false where the system has no such policy or refused it (the server then runs as before).
+    @discardableResult
+    public func apply() -> Bool {
+        #if os(Linux)
+            // SCHED_OTHER and SCHED_BATCH, as Linux numbers them (Glibc does not export SCHED_BATCH to Swift).
+            let policy: Int32 = self == .batch ? 3 : 0
+            var parameters = sched_param()
+            parameters.sched_priority = 0
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            var applied = !threads.isEmpty
+            for thread in threads.compactMap({ pid_t($0) }) where sched_setscheduler(thread, policy, &parameters) != 0 {
+                applied = false
+            }
+            return applied
+        #else
+            return false
+        #endif
+    }
+
+    /// The policy the calling thread runs under, as this type names it; nil for any other, or off Linux.
+    public static var current: CPUScheduling? {
+        #if os(Linux)
+            switch sched_getscheduler(0) {
+            case 3: return .batch
+            case 0: return .normal
+            default: return nil
+            }
+        #else
+            return nil
+        #endif
+    }
+}
