@@ -132,7 +132,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: ArgumentHelp(
             "How the kernel schedules the server's threads: batch (a woken thread waits for the running one, fewer "
-                + "interruptions) or normal (MAKESTAGRAM_CPU_SCHEDULING). (default: batch)"))
+                + "interruptions) or normal (MAKESTAGRAM_CPU_SCHEDULING). (default: batch on SQLite, normal on "
+                + "PostgreSQL)"))
     var cpuScheduling: String?
 
     @Flag(
@@ -185,7 +186,7 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         ConnectionLimits.raiseDescriptorLimit()
-        configuration.cpuScheduling.apply()
+        configuration.threadScheduling.apply()
         let level = configuration.logLevel
         LoggingSystem.bootstrap { label in ServerLogHandler(label: label, logLevel: level) }
         let app = try await buildApplication(configuration)

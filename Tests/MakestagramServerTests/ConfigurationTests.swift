@@ -17,7 +17,7 @@ import Testing
         #expect(configuration.logLevel == .info && !configuration.demo)
         #expect(configuration.rateLimits == RateLimits() && configuration.trustedProxies.isEmpty)
         #expect(configuration.connections == ConnectionLimits())
-        #expect(configuration.cpuScheduling == .batch)
+        #expect(configuration.cpuScheduling == nil && configuration.threadScheduling == .batch)
     }
 
     @Test func flagsWinOverTheEnvironmentWhichWinsOverTheFile() async throws {
@@ -56,7 +56,7 @@ import Testing
             configuration.rateLimits.likes == nil
                 && configuration.rateLimits.signUps == RateLimit(3, per: .seconds(3600)))
         #expect(!configuration.trustedProxies.isEmpty && configuration.connections.maxConnections == 500)
-        #expect(configuration.cpuScheduling == .normal)
+        #expect(configuration.threadScheduling == .normal)
     }
 
     @Test func aDatabaseURLChoosesPostgreSQLAndNoneKeepsSQLite() async throws {
@@ -66,6 +66,11 @@ import Testing
             environment: ["MAKESTAGRAM_DATABASE": "postgres://maker:s%40cret@db.internal:6543/photos?pool=8"])
         // The password never appears in what is logged.
         #expect(configuration.database?.displayName == "maker@db.internal:6543/photos")
+        // On PostgreSQL the threads keep the normal policy unless told otherwise.
+        #expect(configuration.threadScheduling == .normal)
+        let batch = try await ServerConfiguration.load(
+            flags: [.cpuScheduling: .string("batch")], environment: ["MAKESTAGRAM_DATABASE": "postgres://db/photos"])
+        #expect(batch.threadScheduling == .batch)
     }
 
     @Test func aSettingThatCannotBeUsedIsAnErrorNotADefault() async throws {

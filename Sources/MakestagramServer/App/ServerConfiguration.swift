@@ -56,10 +56,16 @@ public struct ServerConfiguration: Sendable {
     /// limit); what is over is removed, the longest kept first, and fetched again when asked for.
     public var remoteMediaBudget = 0
     public var remoteMediaMaxAge = 0
-    /// How the kernel schedules the server's threads (``CPUScheduling``).
-    public var cpuScheduling = CPUScheduling.batch
+    /// How the kernel schedules the server's threads (``CPUScheduling``); nil leaves it to the store
+    /// (``threadScheduling``).
+    public var cpuScheduling: CPUScheduling?
 
     public init() {}
+
+    /// The policy the server's threads run under: as set, or else `batch` on SQLite and `normal` on PostgreSQL. On
+    /// SQLite the writer runs on the server's own cores and batch scheduling spares it interruptions; on PostgreSQL
+    /// the server waits for the database's answers, and batch scheduling measured no better (``CPUScheduling``).
+    public var threadScheduling: CPUScheduling { cpuScheduling ?? (database == nil ? .batch : .normal) }
 
     /// The SQLite file inside the data folder.
     var databasePath: String { dataDirectory.appendingPathComponent("makestagram.sqlite").path }
