@@ -17,6 +17,13 @@ extension SQLiteStore {
                     """), arguments: [id, viewer]) ?? false
     }
 
+    /// Whether post ?1 exists and viewer ?2 may see it, as ``postVisible(_:_:viewer:)`` asks; and whether it exists.
+    static let visiblePostSQL = """
+        SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
+          AND \(Visibility.readable(viewer: "?2", author: "a"))
+        """
+    static let anyPostSQL = "SELECT 1 FROM posts WHERE id = ?1 AND ?2 = ?2"
+
     /// The refusal of a change to a post that is not `viewer`'s: `forbidden` when they may see it, `notFound` when
     /// they may not (to them it does not exist).
     static func notYours(_ db: Database, post: Int64, viewer: Int64) throws -> StoreError {
@@ -33,14 +40,9 @@ extension SQLiteStore {
     func changeLike(_ db: Database, postID: Int64, viewer: Int64, liked: Bool, anyPost: Bool = false) throws
         -> LikeChange
     {
-        // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
-        let exists = try db.cachedStatement(
-            sql: anyPost
-                ? "SELECT 1 FROM posts WHERE id = ?1 AND ?2 = ?2"
-                : """
-                SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
-                  AND \(Visibility.readable(viewer: "?2", author: "a"))
-                """)
+        // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile. The SQL is
+        // built once, not on every like, to look the statement up by.
+        let exists = try db.cachedStatement(sql: anyPost ? Self.anyPostSQL : Self.visiblePostSQL)
         guard (try Int.fetchOne(exists, arguments: [postID, viewer])) != nil else { throw StoreError.notFound("post") }
         if liked {
             try db.cachedStatement(
