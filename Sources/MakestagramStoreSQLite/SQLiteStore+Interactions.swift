@@ -8,20 +8,17 @@ extension SQLiteStore {
     /// suspended, not being deleted), neither blocks the other, and a private author accepted the viewer's follow. Every read and write of a post's likes, comments
     /// and reports asks this first, so a hidden post answers `notFound` everywhere, as its own page does.
     static func postVisible(_ db: Database, _ id: Int64, viewer: Int64) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(
-                sql: """
-                    SELECT EXISTS (
-                      SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
-                        AND \(Visibility.readable(viewer: "?2", author: "a")))
-                    """), arguments: [id, viewer]) ?? false
+        try Bool.fetchOne(db.cachedStatement(sql: postVisibleSQL), arguments: [id, viewer]) ?? false
     }
 
-    /// Whether post ?1 exists and viewer ?2 may see it, as ``postVisible(_:_:viewer:)`` asks; and whether it exists.
+    /// A row when post ?1 exists and viewer ?2 may see it (``postVisible(_:_:viewer:)``). The SQL is built once: a
+    /// cached statement is looked up by its text, and a like asks this every time.
     static let visiblePostSQL = """
         SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id AND a.status = 'active' WHERE p.id = ?1
           AND \(Visibility.readable(viewer: "?2", author: "a"))
         """
+    static let postVisibleSQL = "SELECT EXISTS (\(visiblePostSQL))"
+    /// A row when post ?1 exists, whoever ?2 is.
     static let anyPostSQL = "SELECT 1 FROM posts WHERE id = ?1 AND ?2 = ?2"
 
     /// The refusal of a change to a post that is not `viewer`'s: `forbidden` when they may see it, `notFound` when
@@ -40,8 +37,7 @@ extension SQLiteStore {
     func changeLike(_ db: Database, postID: Int64, viewer: Int64, liked: Bool, anyPost: Bool = false) throws
         -> LikeChange
     {
-        // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile. The SQL is
-        // built once, not on every like, to look the statement up by.
+        // Cached statements: toggles are the hottest writes, and parsing SQL showed in their profile.
         let exists = try db.cachedStatement(sql: anyPost ? Self.anyPostSQL : Self.visiblePostSQL)
         guard (try Int.fetchOne(exists, arguments: [postID, viewer])) != nil else { throw StoreError.notFound("post") }
         if liked {

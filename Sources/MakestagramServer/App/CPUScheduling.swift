@@ -24,13 +24,12 @@ public enum CPUScheduling: String, Sendable, CaseIterable {
     @discardableResult
     public func apply() -> Bool {
         #if os(Linux)
-            // SCHED_OTHER and SCHED_BATCH, as Linux numbers them (Glibc does not export SCHED_BATCH to Swift).
-            let policy: Int32 = self == .batch ? 3 : 0
             var parameters = sched_param()
             parameters.sched_priority = 0
             let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
             var applied = !threads.isEmpty
-            for thread in threads.compactMap({ pid_t($0) }) where sched_setscheduler(thread, policy, &parameters) != 0 {
+            for thread in threads.compactMap({ pid_t($0) })
+            where sched_setscheduler(thread, linuxPolicy, &parameters) != 0 {
                 applied = false
             }
             return applied
@@ -42,13 +41,18 @@ public enum CPUScheduling: String, Sendable, CaseIterable {
     /// The policy the calling thread runs under, as this type names it; nil for any other, or off Linux.
     public static var current: CPUScheduling? {
         #if os(Linux)
-            switch sched_getscheduler(0) {
-            case 3: return .batch
-            case 0: return .normal
-            default: return nil
-            }
+            let policy = sched_getscheduler(0)
+            return allCases.first { $0.linuxPolicy == policy }
         #else
             return nil
         #endif
+    }
+
+    /// SCHED_BATCH and SCHED_OTHER, as Linux numbers them (Glibc does not export SCHED_BATCH to Swift).
+    private var linuxPolicy: Int32 {
+        switch self {
+        case .batch: 3
+        case .normal: 0
+        }
     }
 }
