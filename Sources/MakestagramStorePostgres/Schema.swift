@@ -49,6 +49,7 @@ enum Schema {
         ("v34 account farewells", v34),
         ("v35 change seqs drawn after the xid", v35),
         ("v36 no activity for people of other servers", v36),
+        ("v37 likes keyed by their liker", v37),
     ]
 
     static let v1 = """

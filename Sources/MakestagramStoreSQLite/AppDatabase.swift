@@ -125,6 +125,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v29 remote media", migrate: Schema.v29)
         migrator.registerMigration("v30 account farewells", migrate: Schema.v30)
         migrator.registerMigration("v31 no activity for people of other servers", migrate: Schema.v31)
+        migrator.registerMigration("v32 likes keyed by their liker", migrate: Schema.v32)
         return migrator
     }
 }

@@ -1,0 +1,57 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import MakestagramStoreSQLite
+
+/// Migrations that rebuild a table keep what it held.
+struct SQLiteMigrationTests {
+    /// v32 rebuilds `likes` with its unique pair keyed by the liker.
+    @Test func likesKeyedByTheirLikerKeepEveryLikeAndItsId() throws {
+        let database = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(database, upTo: "v31 no activity for people of other servers")
+        try database.write { db in
+            for name in ["ana", "ben", "cai"] {
+                try db.execute(
+                    sql:
+                        "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, 'U', 'x', 0)",
+                    arguments: [name])
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
+                      thumb_file, thumb_width, thumb_height, created_at)
+                    VALUES (1, 'a post', 10, 10, 'f.jpg', 10, 10, 't.jpg', 10, 10, 0)
+                    """)
+            for user in 1...3 {
+                try db.execute(
+                    sql: "INSERT INTO likes (post_id, user_id, created_at) VALUES (1, ?, ?)", arguments: [user, user])
+            }
+            // The newest like is undone: its id is never given again.
+            try db.execute(sql: "DELETE FROM likes WHERE user_id = 3")
+        }
+
+        try AppDatabase.migrator.migrate(database)
+
+        try database.write { db in
+            let kept = try Row.fetchAll(db, sql: "SELECT id, post_id, user_id, created_at FROM likes ORDER BY id")
+            #expect(kept.map { [$0[0], $0[1], $0[2], $0[3]] as [Int64] } == [[1, 1, 1, 1], [2, 1, 2, 2]])
+            let indexes = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'likes' ORDER BY name")
+            #expect(!indexes.contains("likes_user"))
+            #expect(indexes.contains("likes_post"))
+
+            try db.execute(sql: "INSERT INTO likes (post_id, user_id, created_at) VALUES (1, 3, 9)")
+            #expect(try Int64.fetchOne(db, sql: "SELECT id FROM likes WHERE user_id = 3") == 4)
+            // The pair stays unique, and the triggers keep the post's count and preview.
+            #expect(throws: DatabaseError.self) {
+                try db.execute(sql: "INSERT INTO likes (post_id, user_id, created_at) VALUES (1, 2, 9)")
+            }
+            let post = try Row.fetchOne(db, sql: "SELECT like_count, likers_preview FROM posts WHERE id = 1")
+            #expect(post?["like_count"] == 3)
+            #expect(post?["likers_preview"] == "cai ben ana")
+            try db.execute(sql: "DELETE FROM likes WHERE user_id = 1")
+            #expect(try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = 1") == 2)
+        }
+    }
+}
