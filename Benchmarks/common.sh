@@ -39,13 +39,15 @@ url_of() { echo "${MAKESTAGRAM_TEST_POSTGRES%/postgres}/$1?sslmode=disable"; }
 # Creates database `seeded` on the throwaway PostgreSQL server with server.sh's data and the benchmark users (their
 # tokens in $work/tokens); runs copy it (`CREATE DATABASE run TEMPLATE seeded`).
 seed_postgres() {
-  psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE seeded"
-  echo "== seeding"
-  start_server --database "$(url_of seeded)"
+  local name=${1:-seeded}
+  psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "CREATE DATABASE $name"
+  echo "== seeding $name"
+  start_server --database "$(url_of "$name")"
   sign_up_bench_users
   stop_server
-  psql "$(url_of seeded)" -q -f Benchmarks/seed-postgres.sql > /dev/null
-  psql "$(url_of seeded)" -qc "VACUUM ANALYZE"
+  psql "$(url_of "$name")" -q -f Benchmarks/seed-postgres.sql > /dev/null
+  psql "$(url_of "$name")" -qc "VACUUM ANALYZE"
+  cp "$work/tokens" "$work/tokens-$name"
 }
 
 free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -5,6 +5,7 @@
 # the same on SQLite. Each run starts the durable consumers at the log's end in the earlier form of a position
 # (`xid|`), which every build reads. Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/compare-postgres.sh <other makestagram binary> [seconds per run, default 10]
+# With OWN_DATA=1 each build seeds a database of its own (as compare.sh): a change of schema shows only this way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 other="$(realpath "$1")"
@@ -16,10 +17,15 @@ seed_postgres
 this="$bin"
 mkdir "$work/other"
 ln -s "$other" "$work/other/makestagram"
+if [ "${OWN_DATA:-0}" = 1 ]; then
+  bin="$work/other" seed_postgres seeded_other
+  bin=$this
+fi
 
-# run FOLDER: prints "timeline_rate toggle_rate" for the makestagram in FOLDER on a fresh copy of the data.
+# run FOLDER TEMPLATE: prints "timeline_rate toggle_rate" for the makestagram in FOLDER on a fresh copy of TEMPLATE.
 run() {
-  psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS run" -qc "CREATE DATABASE run TEMPLATE seeded"
+  psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS run" -qc "CREATE DATABASE run TEMPLATE $2"
+  cp "$work/tokens-$2" "$work/tokens"
   psql "$(url_of run)" -qc "UPDATE change_consumers SET position = $position_for_every_build"
   bin=$1 start_server --database "$(url_of run)" > /dev/null
   local timeline toggles
@@ -33,9 +39,10 @@ run() {
 rows=""
 for round in 1 2 3; do
   for name in this other; do
-    folder=$this
+    folder=$this template=seeded
     [ "$name" = other ] && folder="$work/other"
-    read -r timeline toggles <<< "$(run "$folder")"
+    [ "$name" = other ] && [ "${OWN_DATA:-0}" = 1 ] && template=seeded_other
+    read -r timeline toggles <<< "$(run "$folder" "$template")"
     echo "round $round, $name: timeline $timeline req/s, toggles $toggles req/s"
     rows+="| $round | $name | $timeline | $toggles |"$'\n'
   done
@@ -44,7 +51,7 @@ done
 report=$(cat <<REPORT
 ### $(date -u +%Y-%m-%d) — PostgreSQL: this build ($(git rev-parse --short HEAD)) beside $other
 
-Machine: $machine. Release builds on server.sh's data in PostgreSQL $(psql "$(url_of seeded)" -tAc "SHOW server_version")
+Machine: $machine. Release builds on server.sh's data$([ "${OWN_DATA:-0}" = 1 ] && echo ', each build on a database it seeded,') in PostgreSQL $(psql "$(url_of seeded)" -tAc "SHOW server_version")
 (fsync on), a fresh copy each run; server on core 0, wrk (1 thread, 64 connections, $duration s) on core 1; builds
 alternate.
 

@@ -3,10 +3,10 @@ import GRDB
 extension Schema {
     /// A like's row is found by its liker first: the table's unique pair becomes (user_id, post_id), which also
     /// serves "whose likes" (the old `likes_user` index goes). A like then changes one index at a random place
-    /// (`likes_post`, the post's likers in order) instead of two: `likes_user` grows at the end of each liker's
-    /// range, and so does the new pair. During like toggles this wrote a fifth fewer pages per toggle (14.4 → 11.6
-    /// page writes to the log and the database file) and ran about an eighth faster (Benchmarks/HISTORY.md, "a like's
-    /// unique pair keyed by its liker").
+    /// (`likes_post`, the post's likers in order) instead of two: the new pair grows where each liker's likes are.
+    /// During like toggles this wrote a fifth fewer pages per toggle (14.4 → 11.6 page writes to the log and the
+    /// database file), and toggles ran 6 to 12 % faster (Benchmarks/HISTORY.md, "a like's unique pair keyed by its
+    /// liker").
     ///
     /// SQLite cannot change a table's constraint in place, so the table is rebuilt and its triggers created again as
     /// v2 wrote them.
