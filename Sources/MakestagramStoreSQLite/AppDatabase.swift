@@ -126,6 +126,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v30 account farewells", migrate: Schema.v30)
         migrator.registerMigration("v31 no activity for people of other servers", migrate: Schema.v31)
         migrator.registerMigration("v32 likes keyed by their liker", migrate: Schema.v32)
+        migrator.registerMigration("v33 unread counts in a narrow table", migrate: Schema.v33)
         return migrator
     }
 }

@@ -54,4 +54,51 @@ struct SQLiteMigrationTests {
             #expect(try Int.fetchOne(db, sql: "SELECT like_count FROM posts WHERE id = 1") == 2)
         }
     }
+
+    /// v33 moves each unread count from `users` to `unread_activity`, where the triggers keep it from then on.
+    @Test func unreadCountsMoveToTheirOwnTableAndStayExact() throws {
+        let database = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(database, upTo: "v32 likes keyed by their liker")
+        func addActivity(_ db: Database, recipient: Int64, actor: Int64, source: String) throws {
+            try db.execute(
+                sql: """
+                    INSERT INTO activity (recipient_id, actor_id, kind, source, group_key, unread, created_at)
+                    VALUES (?, ?, 'follow', ?, 'follow', 1, 0)
+                    """, arguments: [recipient, actor, source])
+        }
+        try database.write { db in
+            for name in ["ana", "ben", "cai"] {
+                try db.execute(
+                    sql:
+                        "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, 'U', 'x', 0)",
+                    arguments: [name])
+            }
+            try addActivity(db, recipient: 1, actor: 2, source: "a")
+            try addActivity(db, recipient: 1, actor: 3, source: "b")
+        }
+
+        try AppDatabase.migrator.migrate(database)
+
+        try database.write { db in
+            func unread() throws -> [[Int64]] {
+                try Row.fetchAll(db, sql: "SELECT user_id, count FROM unread_activity ORDER BY user_id")
+                    .map { [$0[0], $0[1]] }
+            }
+            #expect(try unread() == [[1, 2]])
+            let columns = try db.columns(in: "users").map(\.name)
+            #expect(!columns.contains("activity_unread"))
+
+            try addActivity(db, recipient: 2, actor: 1, source: "c")
+            #expect(try unread() == [[1, 2], [2, 1]])
+            // Read, undone: a count that reaches zero leaves no row.
+            try db.execute(sql: "UPDATE activity SET unread = 0 WHERE source = 'a'")
+            try db.execute(sql: "DELETE FROM activity WHERE source = 'c'")
+            #expect(try unread() == [[1, 1]])
+            try db.execute(sql: "DELETE FROM activity WHERE source = 'a'")
+            #expect(try unread() == [[1, 1]], "a read row's removal leaves the count as it was")
+            #expect(try Int.fetchOne(db, sql: Schema.unreadCountSQL, arguments: [2]) == 0)
+            try db.execute(sql: "DELETE FROM users WHERE id = 1")
+            #expect(try unread() == [])
+        }
+    }
 }
