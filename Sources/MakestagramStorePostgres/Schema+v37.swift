@@ -4,7 +4,7 @@ extension Schema {
     /// order) instead of two, as the SQLite store's v32.
     static let v37 = """
         CREATE UNIQUE INDEX likes_user_post ON likes(user_id, post_id);
-        ALTER TABLE likes DROP CONSTRAINT likes_post_id_user_id_key;
-        DROP INDEX likes_user;
+        ALTER TABLE likes DROP CONSTRAINT IF EXISTS likes_post_id_user_id_key;
+        DROP INDEX IF EXISTS likes_user;
         """
 }
