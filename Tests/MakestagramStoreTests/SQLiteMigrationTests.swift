@@ -6,17 +6,21 @@ import Testing
 
 /// Migrations that rebuild a table keep what it held.
 struct SQLiteMigrationTests {
+    /// Users 1, 2, … named `names`, with only the columns every migration's `users` has.
+    static func addUsers(_ db: Database, _ names: String...) throws {
+        for name in names {
+            try db.execute(
+                sql: "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, 'U', 'x', 0)",
+                arguments: [name])
+        }
+    }
+
     /// v32 rebuilds `likes` with its unique pair keyed by the liker.
     @Test func likesKeyedByTheirLikerKeepEveryLikeAndItsId() throws {
         let database = try DatabaseQueue()
         try AppDatabase.migrator.migrate(database, upTo: "v31 no activity for people of other servers")
         try database.write { db in
-            for name in ["ana", "ben", "cai"] {
-                try db.execute(
-                    sql:
-                        "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, 'U', 'x', 0)",
-                    arguments: [name])
-            }
+            try Self.addUsers(db, "ana", "ben", "cai")
             try db.execute(
                 sql: """
                     INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
@@ -67,12 +71,7 @@ struct SQLiteMigrationTests {
                     """, arguments: [recipient, actor, source])
         }
         try database.write { db in
-            for name in ["ana", "ben", "cai"] {
-                try db.execute(
-                    sql:
-                        "INSERT INTO users (username, display_name, password_hash, created_at) VALUES (?, 'U', 'x', 0)",
-                    arguments: [name])
-            }
+            try Self.addUsers(db, "ana", "ben", "cai")
             try addActivity(db, recipient: 1, actor: 2, source: "a")
             try addActivity(db, recipient: 1, actor: 3, source: "b")
         }
