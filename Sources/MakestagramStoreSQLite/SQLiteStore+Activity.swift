@@ -4,6 +4,11 @@ import MakestagramAPI
 import MakestagramStore
 
 extension SQLiteStore {
+    /// A user's unread activity count (0 without a row in `unread_activity`); no row for a user who does not exist.
+    static let unreadCountSQL = """
+        SELECT coalesce((SELECT count FROM unread_activity WHERE user_id = u.id), 0) FROM users u WHERE u.id = ?
+        """
+
     public func activity(userID: Int64, page: PageRequest) async throws -> PageResult<ActivityGroup> {
         try await read { db in
             let groups = try fetchPage(
@@ -59,7 +64,7 @@ extension SQLiteStore {
 
     public func unreadActivityCount(userID: Int64) async throws -> Int {
         try await read { db in
-            try Int.fetchOne(db.cachedStatement(sql: Schema.unreadCountSQL), arguments: [userID]) ?? 0
+            try Int.fetchOne(db.cachedStatement(sql: Self.unreadCountSQL), arguments: [userID]) ?? 0
         }
     }
 
@@ -70,7 +75,7 @@ extension SQLiteStore {
                     UPDATE activity SET unread = 0 WHERE recipient_id = ? AND unread = 1 AND id <= ?
                     """, arguments: [userID, through ?? Int64.max])
             let changed = db.changesCount > 0
-            let unread = try Int.fetchOne(db.cachedStatement(sql: Schema.unreadCountSQL), arguments: [userID]) ?? 0
+            let unread = try Int.fetchOne(db.cachedStatement(sql: Self.unreadCountSQL), arguments: [userID]) ?? 0
             if changed { try publishOnCommit(db, .activityChanged(user: userID, unreadCount: unread)) }
             return unread
         }
@@ -114,11 +119,7 @@ extension SQLiteStore {
             for write in writes { touched.formUnion(try Self.apply(write, db)) }
             // Cached statements here and in every step of a round: preparing them anew was 4 % of the server's
             // samples during like toggles, most of it this one, once per user whose activity changed.
-            let unreadCount = try db.cachedStatement(
-                sql: """
-                    SELECT coalesce((SELECT count FROM unread_activity WHERE user_id = u.id), 0) FROM users u
-                    WHERE u.id = ?
-                    """)
+            let unreadCount = try db.cachedStatement(sql: Self.unreadCountSQL)
             for user in touched.sorted() {
                 guard let unread = try Int.fetchOne(unreadCount, arguments: [user]) else { continue }
                 try publishOnCommit(db, .activityChanged(user: user, unreadCount: unread))

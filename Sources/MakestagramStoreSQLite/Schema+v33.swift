@@ -52,7 +52,4 @@ extension Schema {
                 END;
                 """)
     }
-
-    /// A user's unread activity count (0 without a row), for a statement with the user's id as its one argument.
-    static let unreadCountSQL = "SELECT coalesce((SELECT count FROM unread_activity WHERE user_id = ?), 0)"
 }

@@ -95,7 +95,7 @@ struct SQLiteMigrationTests {
             #expect(try unread() == [[1, 1]])
             try db.execute(sql: "DELETE FROM activity WHERE source = 'a'")
             #expect(try unread() == [[1, 1]], "a read row's removal leaves the count as it was")
-            #expect(try Int.fetchOne(db, sql: Schema.unreadCountSQL, arguments: [2]) == 0)
+            #expect(try Int.fetchOne(db, sql: SQLiteStore.unreadCountSQL, arguments: [2]) == 0)
             try db.execute(sql: "DELETE FROM users WHERE id = 1")
             #expect(try unread() == [])
         }
