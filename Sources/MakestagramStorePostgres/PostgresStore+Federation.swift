@@ -174,24 +174,6 @@ extension PostgresStore {
         }
     }
 
-    public func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws {
-        try await write { [logger] connection, _ in
-            let now = Date().timeIntervalSince1970
-            for photo in photos {
-                let files = photo.files
-                let rows = try await connection.query(
-                    """
-                    WITH made AS (
-                      INSERT INTO remote_media (post_id, source, files, kept_at)
-                      VALUES (\(post), \(photo.source), \(files.joined(separator: " ")), \(now)) RETURNING id)
-                    INSERT INTO remote_media_files (file, media_id)
-                    SELECT f, made.id FROM made, unnest(\(files)::text[]) AS f ON CONFLICT DO NOTHING
-                    """, logger: logger)
-                _ = try await rows.collect()
-            }
-        }
-    }
-
     static func remoteMedia(_ row: (Int64, String, String, Double, Bool)) -> RemoteMedia {
         RemoteMedia(
             id: row.0, source: row.1, files: row.2.split(separator: " ").map(String.init),
@@ -345,14 +327,39 @@ extension PostgresStore {
         }
     }
 
-    public func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool {
-        try await write { [logger] connection, _ in
-            try await !connection.query(
-                """
-                INSERT INTO remote_posts (post_id, uri, url) VALUES (\(post), \(uri), \(url))
-                ON CONFLICT DO NOTHING RETURNING post_id
-                """, logger: logger
-            ).collect().isEmpty
+    public func createRemotePost(fromUploads ids: [Int64], userID: Int64, caption: String, origin: RemotePostOrigin)
+        async throws -> Post?
+    {
+        try await write { [logger] connection, changes in
+            // Two deliveries of one Note wait for each other here (a key space of two numbers: the jobs' locks use
+            // one), so that the second sees the first's post and makes none.
+            _ = try await connection.query(
+                "SELECT pg_advisory_xact_lock(7263, hashtext(\(origin.uri)))", logger: logger
+            ).collect()
+            guard
+                try await connection.query(
+                    "SELECT post_id FROM remote_posts WHERE uri = \(origin.uri)", logger: logger
+                ).collect().isEmpty
+            else { return nil }
+            let post = try await self.insertPost(
+                connection, fromUploads: ids, userID: userID, caption: caption, changes: changes)
+            try await connection.query(
+                "INSERT INTO remote_posts (post_id, uri, url) VALUES (\(post.id), \(origin.uri), \(origin.url))",
+                logger: logger)
+            let now = Date().timeIntervalSince1970
+            for photo in origin.photos {
+                let files = photo.files
+                _ = try await connection.query(
+                    """
+                    WITH made AS (
+                      INSERT INTO remote_media (post_id, source, files, kept_at)
+                      VALUES (\(post.id), \(photo.source), \(files.joined(separator: " ")), \(now)) RETURNING id)
+                    INSERT INTO remote_media_files (file, media_id)
+                    SELECT f, made.id FROM made, unnest(\(files)::text[]) AS f ON CONFLICT DO NOTHING
+                    """, logger: logger
+                ).collect()
+            }
+            return post
         }
     }
 

@@ -82,22 +82,29 @@ extension PostgresStore {
     }
 
     public func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post {
-        try await write { [logger] connection, changes in
-            var photos: [StoredPhoto] = []
-            for id in ids {
-                let rows = try await connection.query(
-                    """
-                    DELETE FROM media_uploads WHERE id = \(id) AND user_id = \(userID)
-                    RETURNING \(unescaped: Self.uploadColumns)
-                    """, logger: logger
-                ).collect()
-                guard let row = rows.first else { throw StoreError.notFound("media") }
-                photos.append(try Self.upload(row))
-            }
-            guard !photos.isEmpty else { throw StoreError.notFound("media") }
-            return try await Self.insertPost(
-                connection, NewPost(authorID: userID, caption: caption, photos: photos), signing: self.mediaSigning,
-                changes: changes, logger: logger)
+        try await write { connection, changes in
+            try await self.insertPost(connection, fromUploads: ids, userID: userID, caption: caption, changes: changes)
         }
+    }
+
+    /// Posts the uploads `ids` of `userID`, forgetting them, within the transaction on `connection`.
+    func insertPost(
+        _ connection: PostgresConnection, fromUploads ids: [Int64], userID: Int64, caption: String, changes: Changes
+    ) async throws -> Post {
+        var photos: [StoredPhoto] = []
+        for id in ids {
+            let rows = try await connection.query(
+                """
+                DELETE FROM media_uploads WHERE id = \(id) AND user_id = \(userID)
+                RETURNING \(unescaped: Self.uploadColumns)
+                """, logger: logger
+            ).collect()
+            guard let row = rows.first else { throw StoreError.notFound("media") }
+            photos.append(try Self.upload(row))
+        }
+        guard !photos.isEmpty else { throw StoreError.notFound("media") }
+        return try await Self.insertPost(
+            connection, NewPost(authorID: userID, caption: caption, photos: photos), signing: self.mediaSigning,
+            changes: changes, logger: logger)
     }
 }

@@ -142,22 +142,6 @@ extension SQLiteStore {
         }
     }
 
-    public func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws {
-        try await write { db in
-            for photo in photos {
-                try db.execute(
-                    sql: "INSERT INTO remote_media (post_id, source, files, kept_at) VALUES (?, ?, ?, ?)",
-                    arguments: [post, photo.source, photo.files.joined(separator: " "), Self.now])
-                let id = db.lastInsertedRowID
-                for file in photo.files {
-                    try db.execute(
-                        sql: "INSERT OR IGNORE INTO remote_media_files (file, media_id) VALUES (?, ?)",
-                        arguments: [file, id])
-                }
-            }
-        }
-    }
-
     static func remoteMedia(_ row: Row) -> RemoteMedia {
         RemoteMedia(
             id: row["id"], source: row["source"],
@@ -299,12 +283,30 @@ extension SQLiteStore {
         }
     }
 
-    public func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool {
+    public func createRemotePost(fromUploads ids: [Int64], userID: Int64, caption: String, origin: RemotePostOrigin)
+        async throws -> Post?
+    {
         try await write { db in
+            guard
+                try Int64.fetchOne(db, sql: "SELECT post_id FROM remote_posts WHERE uri = ?", arguments: [origin.uri])
+                    == nil
+            else { return nil }
+            let post = try insertPost(db, fromUploads: ids, userID: userID, caption: caption)
             try db.execute(
-                sql: "INSERT OR IGNORE INTO remote_posts (post_id, uri, url) VALUES (?, ?, ?)",
-                arguments: [post, uri, url])
-            return db.changesCount > 0
+                sql: "INSERT INTO remote_posts (post_id, uri, url) VALUES (?, ?, ?)",
+                arguments: [post.id, origin.uri, origin.url])
+            for photo in origin.photos {
+                try db.execute(
+                    sql: "INSERT INTO remote_media (post_id, source, files, kept_at) VALUES (?, ?, ?, ?)",
+                    arguments: [post.id, photo.source, photo.files.joined(separator: " "), Self.now])
+                let id = db.lastInsertedRowID
+                for file in photo.files {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO remote_media_files (file, media_id) VALUES (?, ?)",
+                        arguments: [file, id])
+                }
+            }
+            return post
         }
     }
 

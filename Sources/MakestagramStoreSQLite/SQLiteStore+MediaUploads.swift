@@ -66,18 +66,21 @@ extension SQLiteStore {
     }
 
     public func createPost(fromUploads ids: [Int64], userID: Int64, caption: String) async throws -> Post {
-        try await write { db in
-            var photos: [StoredPhoto] = []
-            for id in ids {
-                guard
-                    let row = try Row.fetchOne(
-                        db, sql: "DELETE FROM media_uploads WHERE id = ? AND user_id = ? RETURNING *",
-                        arguments: [id, userID])
-                else { throw StoreError.notFound("media") }
-                photos.append(Self.upload(row))
-            }
-            guard !photos.isEmpty else { throw StoreError.notFound("media") }
-            return try insertPost(db, NewPost(authorID: userID, caption: caption, photos: photos))
+        try await write { db in try insertPost(db, fromUploads: ids, userID: userID, caption: caption) }
+    }
+
+    /// Posts the uploads `ids` of `userID`, forgetting them, within the transaction of `db`.
+    func insertPost(_ db: Database, fromUploads ids: [Int64], userID: Int64, caption: String) throws -> Post {
+        var photos: [StoredPhoto] = []
+        for id in ids {
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "DELETE FROM media_uploads WHERE id = ? AND user_id = ? RETURNING *",
+                    arguments: [id, userID])
+            else { throw StoreError.notFound("media") }
+            photos.append(Self.upload(row))
         }
+        guard !photos.isEmpty else { throw StoreError.notFound("media") }
+        return try insertPost(db, NewPost(authorID: userID, caption: caption, photos: photos))
     }
 }

@@ -148,20 +148,67 @@ import Testing
     }
 }
 
-/// Photos of other servers' posts, on every store: found by any of their files, listed while kept, marked removed and
-/// kept again, and gone with their post.
+/// Posts and photos of other servers, on every store: a post is made with its origin in one step, once per remote
+/// post; its photos are found by any of their files, listed while kept, marked removed and kept again, and go with
+/// their post.
 @Suite struct RemoteMediaTests {
+    /// An upload of `user`'s whose files are named after `name`.
+    static func upload(_ name: String, by user: Int64, on store: some Store) async throws -> Int64 {
+        try await store.createMediaUpload(
+            StoredPhoto(
+                width: 40, height: 30, full: StoredVariant(fileName: "\(name)1.jpg", width: 40, height: 30),
+                thumb: StoredVariant(fileName: "\(name)2.jpg", width: 32, height: 32)),
+            userID: user, expiringBefore: Date().addingTimeInterval(-60)
+        ).id
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func aRemotePostIsMadeWithItsOriginOnce(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let bob = try await store.saveRemoteActor(FederationRecordsTests.document("bob"))
+            let origin = RemotePostOrigin(
+                uri: "http://peer.test/notes/1", url: "http://peer.test/@bob/1",
+                photos: [("http://peer.test/a.jpg", ["a1.jpg", "a2.jpg"])])
+            let first = try await Self.upload("a", by: bob.userID, on: store)
+            let post = try #require(
+                try await store.createRemotePost(
+                    fromUploads: [first], userID: bob.userID, caption: "from elsewhere", origin: origin))
+            #expect(try await store.remotePostURI(of: post.id)?.uri == "http://peer.test/notes/1")
+            #expect(try await store.remotePostURI(of: post.id)?.url == "http://peer.test/@bob/1")
+            #expect(try await store.remotePost(uri: "http://peer.test/notes/1") == post.id)
+            #expect(try await store.remoteMedia(file: "a2.jpg")?.source == "http://peer.test/a.jpg")
+
+            // A second delivery of the same Note makes nothing and leaves its uploads as they were.
+            let second = try await Self.upload("b", by: bob.userID, on: store)
+            #expect(
+                try await store.createRemotePost(
+                    fromUploads: [second], userID: bob.userID, caption: "again", origin: origin) == nil)
+            #expect(try await store.mediaUpload(id: second, userID: bob.userID) != nil)
+            #expect(try await store.remoteMedia(file: "b1.jpg") == nil)
+            let posts = try await store.posts(username: bob.username, viewer: bob.userID, page: PageRequest(limit: 5))
+            #expect(posts?.items.map(\.id) == [post.id])
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func remotePhotosAreFoundByAnyFileAndGoWithTheirPost(factory: StoreFactory) async throws {
         try await factory.with { made in
             let store = made.store
             let bob = try await store.saveRemoteActor(FederationRecordsTests.document("bob"))
-            let post = try await store.photoPost(by: bob.userID, caption: "from elsewhere")
-            try await store.rememberRemoteMedia(
-                post: post,
+            let uploads = [
+                try await Self.upload("a", by: bob.userID, on: store),
+                try await Self.upload("b", by: bob.userID, on: store),
+            ]
+            let origin = RemotePostOrigin(
+                uri: "http://peer.test/notes/2", url: nil,
                 photos: [
                     ("http://peer.test/a.jpg", ["a1.jpg", "a2.jpg", "a3.webp"]), ("http://peer.test/b.jpg", ["b1.jpg"]),
                 ])
+            let post = try #require(
+                try await store.createRemotePost(
+                    fromUploads: uploads, userID: bob.userID, caption: "from elsewhere", origin: origin)
+            ).id
             let kept = try await store.keptRemoteMedia()
             #expect(kept.map(\.source) == ["http://peer.test/a.jpg", "http://peer.test/b.jpg"])
             let a = try #require(try await store.remoteMedia(file: "a3.webp"))

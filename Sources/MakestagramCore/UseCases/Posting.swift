@@ -71,6 +71,25 @@ package struct Posting<S: Store>: Sendable {
     package func create(by user: Int64, fromUploads uploads: [Int64], caption raw: String, field: String = "uploads")
         async throws -> Post
     {
+        let caption = try validated(uploads, caption: raw, field: field)
+        await core.meetMentioned(in: caption, by: user)
+        return try await store.createPost(fromUploads: uploads, userID: user, caption: caption)
+    }
+
+    /// Posts, as remote person `user`, the photos uploaded for them, as ``create(by:fromUploads:caption:field:)``
+    /// does, together with where the post came from: nobody sees it without its origin. Nil, with nothing changed,
+    /// when another post shows the same remote post already.
+    package func create(by user: Int64, fromUploads uploads: [Int64], caption raw: String, origin: RemotePostOrigin)
+        async throws -> Post?
+    {
+        let caption = try validated(uploads, caption: raw, field: "attachment")
+        await core.meetMentioned(in: caption, by: user)
+        return try await core.store.createRemotePost(
+            fromUploads: uploads, userID: user, caption: caption, origin: origin)
+    }
+
+    /// The caption of a post of `uploads`, once they and it are acceptable.
+    func validated(_ uploads: [Int64], caption raw: String, field: String) throws -> String {
         guard !uploads.isEmpty else {
             throw UseCaseError.invalidField(field: field, reason: "a post needs at least one photo")
         }
@@ -81,9 +100,7 @@ package struct Posting<S: Store>: Sendable {
         guard Set(uploads).count == uploads.count else {
             throw UseCaseError.invalidField(field: field, reason: "each photo can be in a post once")
         }
-        let caption = try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
-        await core.meetMentioned(in: caption, by: user)
-        return try await store.createPost(fromUploads: uploads, userID: user, caption: caption)
+        return try TextInput.multiline(raw, field: "caption", length: Limits.captionLength)
     }
 
     /// Changes what the author asked (nil leaves it): the caption, whether others see the like count, the alt text

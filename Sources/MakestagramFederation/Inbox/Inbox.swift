@@ -344,16 +344,19 @@ extension Federation {
             guard !uploads.isEmpty else { return }
             let caption = Self.clipped(
                 text(ofContent: note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
-            let post = try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption)
             // Its page there, shown as a link: only a web address.
             let page = Self.mediaURL(note["url"]).flatMap {
                 ["http", "https"].contains(URL(string: $0)?.scheme) ? $0 : nil
             }
-            if try await !store.linkRemotePost(post.id, uri: id, url: page) {
-                try await core.posting.delete(postID: post.id, by: actor.userID)
+            let origin = RemotePostOrigin(uri: id, url: page, photos: kept)
+            guard
+                try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption, origin: origin)
+                    != nil
+            else {
+                // Another delivery of the same Note kept it meanwhile.
+                for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
                 return
             }
-            try await store.rememberRemoteMedia(post: post.id, photos: kept)
             remoteMedia.kept()
         } catch {
             for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }

@@ -149,6 +149,21 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case gaveUp(status: Int?, error: String)
 }
 
+/// Where a post from another server came from: its `Note`'s id, its page there (a web address, if it has one), and
+/// for each photo in the post's order, the address it was fetched from and the files the photo pipeline made of it.
+/// The photos' records go with the post.
+public struct RemotePostOrigin: Sendable {
+    public var uri: String
+    public var url: String?
+    public var photos: [(source: String, files: [String])]
+
+    public init(uri: String, url: String?, photos: [(source: String, files: [String])]) {
+        self.uri = uri
+        self.url = url
+        self.photos = photos
+    }
+}
+
 /// A photo of a post from another server, as kept here: where it was fetched from and the files the photo pipeline
 /// made of it, in the order it makes them (full, thumbnail, then each responsive variant).
 public struct RemoteMedia: Sendable, Equatable {
@@ -253,9 +268,11 @@ public protocol FederationStoring: Sendable {
     /// The id of the `Follow` by which remote person `actor` follows (or asked to follow) `target`, if remembered.
     func inboundFollow(actor: Int64, target: Int64) async throws -> String?
 
-    /// Notes that local post `post` shows the remote `Note` `uri` (whose page is `url`). False when another post
-    /// shows it already.
-    func linkRemotePost(_ post: Int64, uri: String, url: String?) async throws -> Bool
+    /// Posts, as remote person `userID`, the photos uploaded for them (as ``PostStoring/createPost(fromUploads:userID:caption:)``
+    /// does) with where the post and its photos came from, in one transaction: nobody sees the post without its
+    /// origin. Nil, with nothing changed, when another post shows `origin.uri` already.
+    func createRemotePost(fromUploads ids: [Int64], userID: Int64, caption: String, origin: RemotePostOrigin)
+        async throws -> Post?
     /// The local post that shows the remote `Note` `uri`.
     func remotePost(uri: String) async throws -> Int64?
     /// Which of `posts` came from other servers.
@@ -263,9 +280,6 @@ public protocol FederationStoring: Sendable {
     /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
     func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)?
 
-    /// Notes where the photos of local post `post` (from another server) came from, and their files; they go with
-    /// the post.
-    func rememberRemoteMedia(post: Int64, photos: [(source: String, files: [String])]) async throws
     /// The photos from other servers whose files are here, the longest kept first.
     func keptRemoteMedia() async throws -> [RemoteMedia]
     /// The photo from another server one of whose files is `file`.
