@@ -297,6 +297,31 @@ extension PostgresStore {
         }
     }
 
+    public func addRemoteComment(postID: Int64, author: Int64, text: String, note: String) async throws -> Comment? {
+        try await write { [logger] connection, changes in
+            try await Self.lockNote(note, connection, logger: logger)
+            guard
+                try await connection.query("SELECT 1 FROM inbound_activities WHERE id = \(note)", logger: logger)
+                    .collect().isEmpty
+            else { return nil }
+            let comment = try await Self.insertComment(
+                connection, postID: postID, author: author, text: text, changes: changes, logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at)
+                VALUES (\(note), \(author), \(InboundActivity.Kind.comment.rawValue), \(comment.id), \(Self.now))
+                """, logger: logger)
+            return comment
+        }
+    }
+
+    /// Makes two deliveries of the Note `uri` wait for each other until the first's transaction ends, so that the
+    /// second sees what the first made (a key space of two numbers: the jobs' locks use one).
+    static func lockNote(_ uri: String, _ connection: PostgresConnection, logger: Logger) async throws {
+        _ = try await connection.query("SELECT pg_advisory_xact_lock(7263, hashtext(\(uri)))", logger: logger)
+            .collect()
+    }
+
     public func inbound(id: String) async throws -> InboundActivity? {
         try await read { [logger] connection in
             try await connection.query(
@@ -331,11 +356,7 @@ extension PostgresStore {
         async throws -> Post?
     {
         try await write { [logger] connection, changes in
-            // Two deliveries of one Note wait for each other here (a key space of two numbers: the jobs' locks use
-            // one), so that the second sees the first's post and makes none.
-            _ = try await connection.query(
-                "SELECT pg_advisory_xact_lock(7263, hashtext(\(origin.uri)))", logger: logger
-            ).collect()
+            try await Self.lockNote(origin.uri, connection, logger: logger)
             guard
                 try await connection.query(
                     "SELECT post_id FROM remote_posts WHERE uri = \(origin.uri)", logger: logger

@@ -136,23 +136,31 @@ extension PostgresStore {
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
         try await write { [logger] connection, changes in
-            guard try await Self.postVisible(connection, postID, viewer: author, logger: logger) else {
-                throw StoreError.notFound("post")
-            }
-            let rows = try await connection.query(
-                """
-                WITH added AS (
-                  INSERT INTO comments (post_id, author_id, text, created_at)
-                  VALUES (\(postID), \(author), \(text), \(Self.now)) RETURNING *)
-                SELECT \(unescaped: PostRows.commentColumns) FROM added c JOIN users u ON u.id = c.author_id
-                """, logger: logger
-            ).collect()
-            guard let row = rows.first else { throw StoreError.notFound("comment") }
-            let comment = try PostRows.comment(row)
-            let state = try await Self.commentState(connection, postID: postID, logger: logger)
-            changes.publish(.commentCreated(comment: comment, commentCount: state.count, version: state.version))
-            return comment
+            try await Self.insertComment(
+                connection, postID: postID, author: author, text: text, changes: changes, logger: logger)
         }
+    }
+
+    /// Adds the comment within the transaction on `connection`, its change in `changes`.
+    static func insertComment(
+        _ connection: PostgresConnection, postID: Int64, author: Int64, text: String, changes: Changes, logger: Logger
+    ) async throws -> Comment {
+        guard try await Self.postVisible(connection, postID, viewer: author, logger: logger) else {
+            throw StoreError.notFound("post")
+        }
+        let rows = try await connection.query(
+            """
+            WITH added AS (
+              INSERT INTO comments (post_id, author_id, text, created_at)
+              VALUES (\(postID), \(author), \(text), \(Self.now)) RETURNING *)
+            SELECT \(unescaped: PostRows.commentColumns) FROM added c JOIN users u ON u.id = c.author_id
+            """, logger: logger
+        ).collect()
+        guard let row = rows.first else { throw StoreError.notFound("comment") }
+        let comment = try PostRows.comment(row)
+        let state = try await Self.commentState(connection, postID: postID, logger: logger)
+        changes.publish(.commentCreated(comment: comment, commentCount: state.count, version: state.version))
+        return comment
     }
 
     public func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>? {

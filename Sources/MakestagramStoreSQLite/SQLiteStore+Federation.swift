@@ -256,6 +256,19 @@ extension SQLiteStore {
         }
     }
 
+    public func addRemoteComment(postID: Int64, author: Int64, text: String, note: String) async throws -> Comment? {
+        try await write { db in
+            guard try Int64.fetchOne(db, sql: "SELECT 1 FROM inbound_activities WHERE id = ?", arguments: [note]) == nil
+            else { return nil }
+            let comment = try insertComment(db, postID: postID, author: author, text: text)
+            try db.execute(
+                sql: """
+                    INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [note, author, InboundActivity.Kind.comment.rawValue, comment.id, Self.now])
+            return comment
+        }
+    }
+
     public func inbound(id: String) async throws -> InboundActivity? {
         try await read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM inbound_activities WHERE id = ?", arguments: [id]).flatMap { row in

@@ -106,25 +106,28 @@ extension SQLiteStore {
     }
 
     public func addComment(postID: Int64, author: Int64, text: String) async throws -> Comment {
-        try await write { db in
-            guard try Self.postVisible(db, postID, viewer: author) else { throw StoreError.notFound("post") }
-            try db.execute(
-                sql: "INSERT INTO comments (post_id, author_id, text, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [postID, author, text, Self.now])
-            let row = try Row.fetchOne(
-                db,
-                sql: "SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id WHERE c.id = ?",
-                arguments: [db.lastInsertedRowID])
-            guard let row else { throw StoreError.notFound("comment") }
-            let comment = Self.comment(row)
-            try publishOnCommit(
-                db,
-                {
-                    let state = try Self.commentState(db, postID: postID)
-                    return .commentCreated(comment: comment, commentCount: state.count, version: state.version)
-                }())
-            return comment
-        }
+        try await write { db in try insertComment(db, postID: postID, author: author, text: text) }
+    }
+
+    /// Adds the comment within the transaction of `db`, its change published on commit.
+    func insertComment(_ db: Database, postID: Int64, author: Int64, text: String) throws -> Comment {
+        guard try Self.postVisible(db, postID, viewer: author) else { throw StoreError.notFound("post") }
+        try db.execute(
+            sql: "INSERT INTO comments (post_id, author_id, text, created_at) VALUES (?, ?, ?, ?)",
+            arguments: [postID, author, text, Self.now])
+        let row = try Row.fetchOne(
+            db,
+            sql: "SELECT \(Self.commentColumns) FROM comments c JOIN users u ON u.id = c.author_id WHERE c.id = ?",
+            arguments: [db.lastInsertedRowID])
+        guard let row else { throw StoreError.notFound("comment") }
+        let comment = Self.comment(row)
+        try publishOnCommit(
+            db,
+            {
+                let state = try Self.commentState(db, postID: postID)
+                return .commentCreated(comment: comment, commentCount: state.count, version: state.version)
+            }())
+        return comment
     }
 
     public func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>? {

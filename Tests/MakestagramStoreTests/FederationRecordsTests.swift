@@ -84,6 +84,32 @@ import Testing
             #expect(try await store.inbound(id: like.id) == nil)
         }
     }
+
+    @Test(arguments: StoreFactory.all)
+    func aReplyFromElsewhereIsAddedAndRememberedOnce(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            let alice = try await store.user("alice")
+            let post = try await store.photoPost(by: alice)
+            let bob = try await store.saveRemoteActor(Self.document("bob"))
+            let note = "http://peer.test/notes/9"
+            let comment = try #require(
+                try await store.addRemoteComment(postID: post, author: bob.userID, text: "Lovely", note: note))
+            #expect(
+                try await store.inbound(id: note)
+                    == InboundActivity(id: note, actor: bob.userID, kind: .comment, object: comment.id))
+            #expect(
+                try await store.addRemoteComment(postID: post, author: bob.userID, text: "Lovely", note: note) == nil,
+                "the same Note again")
+            let comments = try await store.comments(postID: post, viewer: alice, page: PageRequest(limit: 5))
+            #expect(comments?.items.map(\.id) == [comment.id])
+            await #expect(throws: StoreError.notFound("post")) {
+                _ = try await store.addRemoteComment(
+                    postID: post + 100, author: bob.userID, text: "Lost", note: "http://peer.test/notes/10")
+            }
+            #expect(try await store.inbound(id: "http://peer.test/notes/10") == nil, "nothing kept of a failed one")
+        }
+    }
 }
 
 /// Deliveries and their servers, on every store: waiting deliveries counted by inbox, how each server answered

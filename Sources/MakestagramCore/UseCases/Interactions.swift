@@ -24,6 +24,16 @@ package struct Interactions<S: Store>: Sendable {
         return try await store.addComment(postID: postID, author: user, text: text)
     }
 
+    /// Comments, as remote person `user`, with their reply `note` (a Note's id): as
+    /// ``comment(on:by:text:field:)`` does, and remembered as that Note in the same step. Nil, with nothing changed,
+    /// when that Note was taken already.
+    package func comment(on postID: Int64, by user: Int64, text raw: String, note: String) async throws -> Comment? {
+        let text = try TextInput.multiline(raw, field: "content", length: Limits.commentLength)
+        try core.protection.take(.comments, user: user)
+        await core.meetMentioned(in: text, by: user)
+        return try await core.store.addRemoteComment(postID: postID, author: user, text: text, note: note)
+    }
+
     /// Deletes a comment the user wrote, or one on their post.
     package func deleteComment(_ id: Int64, by user: Int64) async throws {
         do {

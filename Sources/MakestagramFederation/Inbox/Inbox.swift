@@ -296,12 +296,7 @@ extension Federation {
         }
         if try await store.inbound(id: noteID) != nil { return }
         let text = text(ofContent: note["content"] as? String ?? "")
-        let comment = try await core.interactions.comment(on: postID, by: actor.userID, text: text)
-        if try await !store.rememberInbound(
-            InboundActivity(id: noteID, actor: actor.userID, kind: .comment, object: comment.id))
-        {
-            try? await core.interactions.deleteComment(comment.id, by: actor.userID)
-        }
+        _ = try await core.interactions.comment(on: postID, by: actor.userID, text: text, note: noteID)
     }
 
     /// Keeps a public post of someone people here follow: each photo fetched from their server once and taken

@@ -261,6 +261,10 @@ public protocol FederationStoring: Sendable {
 
     /// Remembers `activity`; false when its id was remembered already (it was applied before).
     func rememberInbound(_ activity: InboundActivity) async throws -> Bool
+    /// Adds the comment of remote person `author` (as ``InteractionStoring/addComment(postID:author:text:)`` does)
+    /// and remembers it as the reply `note`, in one transaction: a second delivery of the Note finds it. Nil, with
+    /// nothing changed, when `note` was remembered already.
+    func addRemoteComment(postID: Int64, author: Int64, text: String, note: String) async throws -> Comment?
     /// The remembered activity whose id is `id`.
     func inbound(id: String) async throws -> InboundActivity?
     /// Forgets the remembered activity `id` (it was taken back).
