@@ -153,6 +153,18 @@ def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
     assert [(c["author"]["username"], c["text"]) for c in comments["items"]] == [
         ("bob@peer.test", "What a lovely cat & sofa")]
 
+    # Another reply, delivered four times at once: one comment.
+    other_id = f"http://peer.test/notes/{uuid.uuid4()}"
+    other = {"id": other_id + "/activity", "type": "Create", "actor": "http://peer.test/users/bob",
+             "object": {**reply, "id": other_id, "content": "<p>Again</p>"}}
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: peer.send("bob", "http://mk-a.test/inbox", other), range(4)))
+    assert [answer["status"] for answer in answers] == [202] * 4, answers
+    comments = requests.get(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, timeout=10).json()
+    assert [c["text"] for c in comments["items"]] == ["What a lovely cat & sofa", "Again"]
+    undo = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/bob", "object": other_id}
+    assert peer.send("bob", "http://mk-a.test/inbox", undo)["status"] == 202
+
     # Carol cannot delete bob's reply; bob can.
     forged = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/carol",
               "object": note_id}
@@ -584,10 +596,16 @@ def test_a_photo_of_81_megapixels_or_2_gib_from_the_peer_is_refused_and_nothing_
     assert 400 <= answer["status"] < 500, answer
     sent = eventually(lambda: peer.received()["huge_sent"])
     assert 0 < sent < 100 << 20, f"{sent} bytes were read of 2 GiB"
-    # The same note with a real photo is kept: the refusal was the picture's.
-    assert peer.send("hugo", "http://mk-a.test/inbox", note("http://peer.test/media/rocket.jpg"))["status"] == 202
+    # The same note with a real photo is kept: the refusal was the picture's. Delivered four times at once (a sender
+    # that retries, or one delivery to each inbox), it is kept once, and shown with its id there.
+    kept = note("http://peer.test/media/rocket.jpg")
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda _: peer.send("hugo", "http://mk-a.test/inbox", kept), range(4)))
+    assert [answer["status"] for answer in answers] == [202] * 4, answers
     items = requests.get(mk.base + "/api/v1/timeline", headers=viv, timeout=10).json()["items"]
     assert [item["author"]["username"] for item in items] == ["hugo@peer.test"]
+    status = requests.get(f"{mk.base}/api/v1/statuses/{items[0]['id']}", headers=viv, timeout=10).json()
+    assert status["uri"] == kept["object"]["id"]
 
 
 def test_moderators_see_each_servers_deliveries_and_a_server_failing_too_long_waits_until_it_speaks():
