@@ -46,7 +46,8 @@ struct GroupCommitTests {
             try String.fetchAll(db, sql: "SELECT username FROM users")
         }
         #expect(Set(stored) == Set(committed.map { "user\($0)" }))
-        #expect(Set(published.indices.withLock { $0 }) == committed)
+        // Each committed write's action ran once, though a group with a failed write runs again.
+        #expect(published.indices.withLock { $0 }.sorted() == committed.sorted())
         // A write that fails inside SQLite (a duplicate username) is refused the same way.
         await #expect(throws: DatabaseError.self) {
             try await database.writes.write { db in
