@@ -285,16 +285,21 @@ extension PostgresStore {
     }
 
     public func rememberInbound(_ activity: InboundActivity) async throws -> Bool {
-        try await write { [logger] connection, _ in
-            try await !connection.query(
-                """
-                INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at)
-                VALUES (\(activity.id), \(activity.actor), \(activity.kind.rawValue), \(activity.object),
-                  \(Date().timeIntervalSince1970))
-                ON CONFLICT (id) DO NOTHING RETURNING id
-                """, logger: logger
-            ).collect().isEmpty
-        }
+        try await write { [logger] connection, _ in try await Self.remember(activity, connection, logger: logger) }
+    }
+
+    /// Remembers `activity` within the transaction on `connection`; false when its id was remembered already.
+    static func remember(_ activity: InboundActivity, _ connection: PostgresConnection, logger: Logger) async throws
+        -> Bool
+    {
+        try await !connection.query(
+            """
+            INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at)
+            VALUES (\(activity.id), \(activity.actor), \(activity.kind.rawValue), \(activity.object),
+              \(Date().timeIntervalSince1970))
+            ON CONFLICT (id) DO NOTHING RETURNING id
+            """, logger: logger
+        ).collect().isEmpty
     }
 
     public func addRemoteComment(postID: Int64, author: Int64, text: String, note: String) async throws -> Comment? {
@@ -306,11 +311,9 @@ extension PostgresStore {
             else { return nil }
             let comment = try await Self.insertComment(
                 connection, postID: postID, author: author, text: text, changes: changes, logger: logger)
-            try await connection.query(
-                """
-                INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at)
-                VALUES (\(note), \(author), \(InboundActivity.Kind.comment.rawValue), \(comment.id), \(Self.now))
-                """, logger: logger)
+            _ = try await Self.remember(
+                InboundActivity(id: note, actor: author, kind: .comment, object: comment.id), connection,
+                logger: logger)
             return comment
         }
     }

@@ -245,15 +245,18 @@ extension SQLiteStore {
 
     public func rememberInbound(_ activity: InboundActivity) async throws -> Bool {
         // Cached statements: a remote like or its undo writes one of these each.
-        try await write { db in
-            try db.cachedStatement(
-                sql: """
-                    INSERT OR IGNORE INTO inbound_activities (id, actor_id, kind, object_id, received_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """
-            ).execute(arguments: [activity.id, activity.actor, activity.kind.rawValue, activity.object, Self.now])
-            return db.changesCount > 0
-        }
+        try await write { db in try Self.remember(activity, db) }
+    }
+
+    /// Remembers `activity` within the transaction of `db`; false when its id was remembered already.
+    static func remember(_ activity: InboundActivity, _ db: Database) throws -> Bool {
+        try db.cachedStatement(
+            sql: """
+                INSERT OR IGNORE INTO inbound_activities (id, actor_id, kind, object_id, received_at)
+                VALUES (?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [activity.id, activity.actor, activity.kind.rawValue, activity.object, Self.now])
+        return db.changesCount > 0
     }
 
     public func addRemoteComment(postID: Int64, author: Int64, text: String, note: String) async throws -> Comment? {
@@ -261,10 +264,8 @@ extension SQLiteStore {
             guard try Int64.fetchOne(db, sql: "SELECT 1 FROM inbound_activities WHERE id = ?", arguments: [note]) == nil
             else { return nil }
             let comment = try insertComment(db, postID: postID, author: author, text: text)
-            try db.execute(
-                sql: """
-                    INSERT INTO inbound_activities (id, actor_id, kind, object_id, received_at) VALUES (?, ?, ?, ?, ?)
-                    """, arguments: [note, author, InboundActivity.Kind.comment.rawValue, comment.id, Self.now])
+            _ = try Self.remember(
+                InboundActivity(id: note, actor: author, kind: .comment, object: comment.id), db)
             return comment
         }
     }

@@ -18,19 +18,23 @@ package struct Interactions<S: Store>: Sendable {
     package func comment(on postID: Int64, by user: Int64, text raw: String, field: String = "text") async throws
         -> Comment
     {
+        let text = try await accepted(comment: raw, field: field, by: user)
+        return try await store.addComment(postID: postID, author: user, text: text)
+    }
+
+    /// A comment's text once it is acceptable, the person's `comments` limit taken and the people it names met.
+    func accepted(comment raw: String, field: String, by user: Int64) async throws -> String {
         let text = try TextInput.multiline(raw, field: field, length: Limits.commentLength)
         try core.protection.take(.comments, user: user)
         await core.meetMentioned(in: text, by: user)
-        return try await store.addComment(postID: postID, author: user, text: text)
+        return text
     }
 
     /// Comments, as remote person `user`, with their reply `note` (a Note's id): as
     /// ``comment(on:by:text:field:)`` does, and remembered as that Note in the same step. Nil, with nothing changed,
     /// when that Note was taken already.
     package func comment(on postID: Int64, by user: Int64, text raw: String, note: String) async throws -> Comment? {
-        let text = try TextInput.multiline(raw, field: "content", length: Limits.commentLength)
-        try core.protection.take(.comments, user: user)
-        await core.meetMentioned(in: text, by: user)
+        let text = try await accepted(comment: raw, field: "content", by: user)
         return try await core.store.addRemoteComment(postID: postID, author: user, text: text, note: note)
     }
 
