@@ -60,7 +60,9 @@ reset() {
 UPDATE change_consumers SET position = '$position' WHERE name = 'activity';
 UPDATE change_consumers SET position = $others WHERE name <> 'activity';
 DELETE FROM activity WHERE created_at >= (SELECT extract(epoch FROM min(created_at)) FROM changes WHERE xid >= '$from');
-UPDATE users u SET activity_unread = (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1);
+DELETE FROM unread_activity;
+INSERT INTO unread_activity (user_id, count)
+  SELECT recipient_id, count(*) FROM activity WHERE unread = 1 GROUP BY recipient_id;
 DELETE FROM activity_groups;
 INSERT INTO activity_groups (recipient_id, group_key, kind, post_id, newest_id, size, unread)
   SELECT recipient_id, group_key, min(kind), min(post_id), max(id), count(*), sum(unread) FROM activity
@@ -107,7 +109,8 @@ fi
 for i in "${!runs[@]}"; do
   rows+="| this build, run $((i + 1)) | ${runs[$i]} s | $(rate "$backlog" "${runs[$i]}") | $(ratio "$(rate "$backlog" "${runs[$i]}")" "$written") |"$'\n'
 done
-exact=$(sql "SELECT (SELECT count(*) FROM users u WHERE activity_unread <> (SELECT count(*) FROM activity a
+exact=$(sql "SELECT (SELECT count(*) FROM users u
+    WHERE coalesce((SELECT count FROM unread_activity r WHERE r.user_id = u.id), 0) <> (SELECT count(*) FROM activity a
     WHERE a.recipient_id = u.id AND a.unread = 1))
   + (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
     WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key))")

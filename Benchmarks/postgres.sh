@@ -123,14 +123,14 @@ exact=$(psql "$pg_url" -tAc \
   "SELECT count(*) FROM posts p WHERE like_count <> (SELECT count(*) FROM likes l WHERE l.post_id = p.id)")
 # Unread counts and activity groups against the rows they count, once the consumer has caught up (it has: the
 # servers stopped gracefully).
-# SQLite keeps unread counts in a table of their own, a row only while the count is above zero.
-groups_check="(SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
-    WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key))"
-derived_pg=$(psql "$pg_url" -tAc "SELECT (SELECT count(*) FROM users u WHERE activity_unread <> (SELECT count(*)
-    FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)) + $groups_check")
-derived_sqlite=$(sqlite3 "$work/data-sqlite/makestagram.sqlite" "SELECT (SELECT count(*) FROM users u
+# Both stores keep unread counts in a table of their own, a row only while the count is above zero.
+derived_check="SELECT (SELECT count(*) FROM users u
     WHERE coalesce((SELECT count FROM unread_activity r WHERE r.user_id = u.id), 0) <> (SELECT count(*)
-    FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)) + $groups_check")
+    FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1))
+  + (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
+    WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key))"
+derived_pg=$(psql "$pg_url" -tAc "$derived_check")
+derived_sqlite=$(sqlite3 "$work/data-sqlite/makestagram.sqlite" "$derived_check")
 
 chrt -b 0 taskset -c 0 "$bin/BareServer" "$bare_port" > "$work/bare.log" 2>&1 &
 bare_pid=$!

@@ -63,7 +63,7 @@ extension PostgresStore {
 
     public func unreadActivityCount(userID: Int64) async throws -> Int {
         try await read { [logger] connection in
-            try await connection.query("SELECT activity_unread FROM users WHERE id = \(userID)", logger: logger)
+            try await connection.query("SELECT count FROM unread_activity WHERE user_id = \(userID)", logger: logger)
                 .collect().first?.decode(Int.self) ?? 0
         }
     }
@@ -78,7 +78,7 @@ extension PostgresStore {
             ).collect()
             let unread =
                 try await connection.query(
-                    "SELECT activity_unread FROM users WHERE id = \(userID)", logger: logger
+                    "SELECT count FROM unread_activity WHERE user_id = \(userID)", logger: logger
                 ).collect().first?.decode(Int.self) ?? 0
             if !read.isEmpty { changes.publish(.activityChanged(user: userID, unreadCount: unread)) }
             return unread

@@ -52,7 +52,10 @@ extension PostgresStore {
             }
             if !touched.isEmpty {
                 for row in try await connection.query(
-                    "SELECT id, activity_unread FROM users WHERE id = ANY(\(touched.sorted())::bigint[]) ORDER BY id",
+                    """
+                    SELECT u.id, coalesce(r.count, 0) FROM users u LEFT JOIN unread_activity r ON r.user_id = u.id
+                    WHERE u.id = ANY(\(touched.sorted())::bigint[]) ORDER BY u.id
+                    """,
                     logger: logger
                 ).collect() {
                     let (user, unread) = try row.decode((Int64, Int).self)

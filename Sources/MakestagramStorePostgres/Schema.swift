@@ -1,4 +1,5 @@
 import Logging
+import MakestagramStore
 import PostgresNIO
 
 /// The schema on PostgreSQL: the same tables, constraints and counts as the SQLite store's, kept by triggers in
@@ -50,6 +51,7 @@ enum Schema {
         ("v35 change seqs drawn after the xid", v35),
         ("v36 no activity for people of other servers", v36),
         ("v37 likes keyed by their liker", v37),
+        ("v38 unread counts in a narrow table", v38),
     ]
 
     static let v1 = """
@@ -788,10 +790,18 @@ enum Schema {
         """
 
     /// Applies the migrations not applied yet, in order, each in its own transaction under an advisory lock: two
-    /// instances starting together apply each migration once, the second waiting for the first.
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+    /// instances starting together apply each migration once, the second waiting for the first. With `last`, stops
+    /// after the migration of that name (a migration's test starts from the schema before it).
+    static func migrate(_ client: PostgresClient, upTo last: String? = nil, logger: Logger) async throws {
+        var applying = migrations[...]
+        if let last {
+            guard let index = migrations.firstIndex(where: { $0.name == last }) else {
+                throw StoreError.database("no migration named \(last)")
+            }
+            applying = migrations[...index]
+        }
         try await client.withOpenConnection { connection in
-            for migration in migrations {
+            for migration in applying {
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     try await connection.query("SELECT pg_advisory_xact_lock(7262793215438101)", logger: logger)

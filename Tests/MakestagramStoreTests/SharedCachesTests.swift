@@ -449,8 +449,9 @@ struct SharedCachesTests {
                             WHERE a.source = 'like:' || l.post_id || ':' || l.user_id)),
                       (SELECT count(*) FROM activity a WHERE kind = 'like' AND NOT EXISTS (SELECT 1 FROM likes l
                         WHERE a.source = 'like:' || l.post_id || ':' || l.user_id)),
-                      (SELECT count(*) FROM users u WHERE activity_unread
-                        <> (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)),
+                      (SELECT count(*) FROM users u
+                        WHERE coalesce((SELECT count FROM unread_activity r WHERE r.user_id = u.id), 0)
+                          <> (SELECT count(*) FROM activity a WHERE a.recipient_id = u.id AND a.unread = 1)),
                       (SELECT count(*) FROM activity_groups g WHERE size <> (SELECT count(*) FROM activity a
                         WHERE a.recipient_id = g.recipient_id AND a.group_key = g.group_key)),
                       (SELECT count(*) FROM activity_groups g WHERE newest_id <> (SELECT max(id) FROM activity a

@@ -19,9 +19,21 @@ public enum TestPostgres {
     /// function that drops it.
     public static func makeDatabase() async throws -> (url: String, drop: @Sendable () async -> Void) {
         guard let serverURL else { throw NoServer() }
-        let template = try await templates.migrated(on: serverURL)
+        return try await createDatabase(on: serverURL, copying: try await templates.migrated(on: serverURL))
+    }
+
+    /// A new database with nothing in it, and what drops it (a migration's test migrates it step by step).
+    public static func makeEmptyDatabase() async throws -> (url: String, drop: @Sendable () async -> Void) {
+        guard let serverURL else { throw NoServer() }
+        return try await createDatabase(on: serverURL, copying: nil)
+    }
+
+    /// Creates a database of a new name on `serverURL`, a copy of `template` if given.
+    static func createDatabase(on serverURL: String, copying template: String?) async throws
+        -> (url: String, drop: @Sendable () async -> Void)
+    {
         let name = "test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        try await run("CREATE DATABASE \(name) TEMPLATE \(template)", on: serverURL)
+        try await run("CREATE DATABASE \(name)" + (template.map { " TEMPLATE \($0)" } ?? ""), on: serverURL)
         var components = URLComponents(string: serverURL)!
         components.path = "/\(name)"
         return (
@@ -51,7 +63,7 @@ public enum TestPostgres {
     }
 
     /// Runs `body` with a client of its own for the database `url` names.
-    static func withClient<T: Sendable>(
+    public static func withClient<T: Sendable>(
         _ url: String, _ body: @Sendable (PostgresClient, Logger) async throws -> T
     ) async throws -> T {
         let options = try PostgresOptions(url: url)
