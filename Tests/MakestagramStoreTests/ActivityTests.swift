@@ -234,6 +234,33 @@ import Testing
         }
     }
 
+    /// A deleted post takes the activity its likes caused, and only its own: not that of a post whose ID begins with
+    /// the same digits, whose likes' sources begin as its own do.
+    @Test(arguments: StoreFactory.all)
+    func aDeletedPostTakesItsLikesActivityAndNoOtherPosts(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let alice = try await store.user("alice")
+            let bob = try await store.user("bob")
+            let carol = try await store.user("carol")
+            var posts: [Int64] = []
+            for _ in 0..<12 { posts.append(try await store.photoPost(by: alice)) }
+            let first = try #require(posts.first)
+            let sharingDigits = posts.filter { $0 != first && String($0).hasPrefix(String(first)) }
+            #expect(!sharingDigits.isEmpty, "a post whose ID begins with the first one's")
+            for post in posts { _ = try await store.setLike(postID: post, viewer: bob, liked: true) }
+            _ = try await store.setLike(postID: first, viewer: carol, liked: true)
+            try await sink.settle()
+            #expect(try await store.unreadActivityCount(userID: alice) == 13)
+
+            _ = try await store.deletePost(id: first, viewer: alice)
+            try await sink.settle()
+            #expect(try await store.unreadActivityCount(userID: alice) == 11)
+            let groups = try await allGroups(store, alice)
+            #expect(Set(groups.compactMap(\.post?.id)) == Set(posts.dropFirst()))
+            #expect(groups.allSatisfy { $0.kind == .like && $0.actorCount == 1 && $0.unread })
+        }
+    }
+
     /// A suspended user's activity leaves everyone's list at once; lifted, it comes back as read.
     @Test(arguments: StoreFactory.all)
     func aSuspensionWithdrawsActivityAndLiftingItBringsItBackAsRead(factory: StoreFactory) async throws {
