@@ -63,6 +63,8 @@ public final class Federation<S: Store>: Sendable {
     let health: ServerHealth
     /// The operator's budget for other servers' photos.
     let remoteMedia: RemoteMediaBudget
+    /// The Notes whose posts are being kept now, by their sender and id.
+    let notesBeingKept = SharedWork<NoteKey, Void>()
     /// The inboxes of each author's remote followers, for federation's consumer.
     let followerInboxes = FollowerInboxes()
     /// The worker that sends deliveries, once ``services(bell:)`` made it.

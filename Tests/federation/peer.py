@@ -43,6 +43,8 @@ class Peer:
         self.failed = 0
         # Bytes of /huge.jpg written before the reader hung up.
         self.huge_sent = 0
+        # How many times each photo under /media was asked for.
+        self.media_served: dict[str, int] = {}
         self.base = f"http://{name}"
         self.people: dict[str, dict] = {}
         self.received: list[dict] = []
@@ -139,6 +141,7 @@ class Peer:
         path = PHOTOS / request.match_info["name"]
         if path.parent != PHOTOS or not path.is_file():
             return web.Response(status=404)
+        self.media_served[path.name] = self.media_served.get(path.name, 0) + 1
         return web.FileResponse(path, headers={"Content-Type": "image/jpeg"})
 
     async def inbox(self, request: web.Request) -> web.Response:
@@ -213,7 +216,8 @@ class Peer:
 
     async def control_received(self, request: web.Request) -> web.Response:
         return web.json_response({"received": self.received, "refused": self.refused, "open": self.open,
-                                  "failed": self.failed, "huge_sent": self.huge_sent})
+                                  "failed": self.failed, "huge_sent": self.huge_sent,
+                                  "media_served": self.media_served})
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=1 << 20)

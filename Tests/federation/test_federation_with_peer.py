@@ -597,11 +597,14 @@ def test_a_photo_of_81_megapixels_or_2_gib_from_the_peer_is_refused_and_nothing_
     sent = eventually(lambda: peer.received()["huge_sent"])
     assert 0 < sent < 100 << 20, f"{sent} bytes were read of 2 GiB"
     # The same note with a real photo is kept: the refusal was the picture's. Delivered four times at once (a sender
-    # that retries, or one delivery to each inbox), it is kept once, and shown with its id there.
+    # that retries, or one delivery to each inbox), it is kept once, its photo fetched once, and shown with its id
+    # there.
     kept = note("http://peer.test/media/rocket.jpg")
+    fetched = peer.received()["media_served"].get("rocket.jpg", 0)
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         answers = list(pool.map(lambda _: peer.send("hugo", "http://mk-a.test/inbox", kept), range(4)))
     assert [answer["status"] for answer in answers] == [202] * 4, answers
+    assert peer.received()["media_served"].get("rocket.jpg", 0) == fetched + 1
     items = requests.get(mk.base + "/api/v1/timeline", headers=viv, timeout=10).json()["items"]
     assert [item["author"]["username"] for item in items] == ["hugo@peer.test"]
     status = requests.get(f"{mk.base}/api/v1/statuses/{items[0]['id']}", headers=viv, timeout=10).json()

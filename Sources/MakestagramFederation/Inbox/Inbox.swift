@@ -306,49 +306,69 @@ extension Federation {
         let audience = (Self.ids(note["to"]) + Self.ids(note["cc"]))
         guard audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public") else { return }
         guard try await store.profile(id: actor.userID, viewer: actor.userID)?.followerCount ?? 0 > 0 else { return }
-        if try await store.remotePost(uri: id) != nil { return }
         let images = (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
             let type = attachment["type"] as? String
             let media = attachment["mediaType"] as? String ?? ""
             return type == "Image" || (type == "Document" && media.hasPrefix("image/"))
-        }.prefix(core.maxPhotosPerPost)
+        }.prefix(core.maxPhotosPerPost).compactMap { image -> RemotePhoto? in
+            guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { return nil }
+            let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
+            return RemotePhoto(link: link, url: url, alt: alt)
+        }
         guard !images.isEmpty else { return }
+        let caption = Self.clipped(
+            text(ofContent: note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
+        // Its page there, shown as a link: only a web address.
+        let page = Self.mediaURL(note["url"]).flatMap {
+            ["http", "https"].contains(URL(string: $0)?.scheme) ? $0 : nil
+        }
+        // The same Note delivered again while it is being kept (a sender that retries, or one delivery to each inbox)
+        // waits for that delivery instead of fetching its photos again.
+        try await notesBeingKept.run(NoteKey(actor: actor.userID, id: id)) {
+            try await self.keepNew(id: id, images: images, caption: caption, page: page, actor: actor)
+        }
+    }
+
+    /// A photo of a Note: where it is, and its alt text.
+    struct RemotePhoto: Sendable {
+        let link: String
+        let url: URL
+        let alt: String?
+    }
+
+    /// Keeps the post of Note `id` unless it is kept already: its photos fetched and taken through the pipeline, then
+    /// the post made with its origin in one write.
+    private func keepNew(id: String, images: [RemotePhoto], caption: String, page: String?, actor: RemoteActor)
+        async throws
+    {
+        if try await store.remotePost(uri: id) != nil { return }
         var uploads: [Int64] = []
         var kept: [(source: String, files: [String])] = []
         do {
             for image in images {
-                guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { continue }
                 let bytes: Data
                 do {
-                    bytes = try await peers.fetchMedia(url, maxBytes: core.maxUploadBytes)
+                    bytes = try await peers.fetchMedia(image.url, maxBytes: core.maxUploadBytes)
                 } catch let failure as PeerClient.Failure {
-                    throw Self.refusal(fetching: link, failure)
+                    throw Self.refusal(fetching: image.link, failure)
                 }
-                let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
                 let upload = try await core.posting.upload(by: actor.userID) {
-                    NewPhoto(photo: bytes, caption: nil, altText: alt)
+                    NewPhoto(photo: bytes, caption: nil, altText: image.alt)
                 }
                 uploads.append(upload.id)
                 kept.append(
                     (
-                        link,
+                        image.link,
                         [upload.photo.full.fileName, upload.photo.thumb.fileName]
                             + upload.photo.variants.map(\.fileName)
                     ))
-            }
-            guard !uploads.isEmpty else { return }
-            let caption = Self.clipped(
-                text(ofContent: note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
-            // Its page there, shown as a link: only a web address.
-            let page = Self.mediaURL(note["url"]).flatMap {
-                ["http", "https"].contains(URL(string: $0)?.scheme) ? $0 : nil
             }
             let origin = RemotePostOrigin(uri: id, url: page, photos: kept)
             guard
                 try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption, origin: origin)
                     != nil
             else {
-                // Another delivery of the same Note kept it meanwhile.
+                // Another delivery of the same Note kept it meanwhile (on another instance of a shared database).
                 for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
                 return
             }

@@ -18,7 +18,7 @@ final class RemoteMediaBudget: Sendable {
     let rings: AsyncStream<Void>
     private let bell: AsyncStream<Void>.Continuation
     /// The photos being fetched again, so that a photo asked for by many at once is fetched once.
-    let restoring = Mutex<[Int64: Task<Bool, Never>]>([:])
+    let restoring = SharedWork<Int64, Bool>()
     let keptBytes = Gauge(label: "makestagram_federation_remote_media_bytes")
     let evicted = Counter(label: "makestagram_federation_remote_media_evicted_total")
     let refetched = Counter(label: "makestagram_federation_remote_media_refetched_total")
@@ -93,16 +93,7 @@ extension Federation {
     /// names. Answers whether the file is there now.
     public func restoreMedia(_ file: String) async -> Bool {
         guard let media = try? await store.remoteMedia(file: file) else { return false }
-        let budget = remoteMedia
-        let task = budget.restoring.withLock { restoring -> Task<Bool, Never> in
-            if let running = restoring[media.id] { return running }
-            let task = Task { await self.refetch(media) }
-            restoring[media.id] = task
-            return task
-        }
-        let restored = await task.value
-        _ = budget.restoring.withLock { $0.removeValue(forKey: media.id) }
-        return restored
+        return (try? await remoteMedia.restoring.run(media.id) { await self.refetch(media) }) ?? false
     }
 
     private func refetch(_ media: RemoteMedia) async -> Bool {
