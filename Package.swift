@@ -50,9 +50,10 @@ let package = Package(
             name: "MakestagramStore",
             dependencies: ["MakestagramAPI", .product(name: "Crypto", package: "swift-crypto")]
         ),
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "MakestagramStoreSQLite",
-            dependencies: ["MakestagramStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["MakestagramStore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         .target(
             name: "MakestagramStorePostgres",

@@ -1,3 +1,4 @@
+import CSQLiteSettings
 import Foundation
 import GRDB
 import MakestagramAPI
@@ -23,6 +24,7 @@ public struct AppDatabase: Sendable {
     /// Opens the database at `path` in WAL mode, creating and migrating it as needed, with `readers` reader
     /// connections.
     public init(path: String, readers: Int = 8) throws {
+        Self.configureSQLite
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             // Reads come from mapped pages and a 16 MiB page cache per connection instead of a syscall per page.
@@ -52,6 +54,14 @@ public struct AppDatabase: Sendable {
         }
         try self.init(writer: pool)
     }
+
+    /// SQLite's process-wide settings, made once before the first connection opens: no count of the memory it has
+    /// allocated, which took a mutex on every allocation and release (4.6 % of the writer's samples during like
+    /// toggles, Benchmarks/HISTORY.md, "SQLite without its memory count"). Too late if a connection was opened
+    /// before (an in-memory database of a test): SQLite then keeps counting, which changes nothing else.
+    static let configureSQLite: Void = {
+        _ = makestagram_sqlite_memstatus_off()
+    }()
 
     /// Pages in the write-ahead log (40 MiB) past which the writer checkpoints. SQLite's default, 1,000, made the
     /// checkpoint a fifth of the writer's time during like toggles; at 10,000 the toggles ran about a fifth faster
