@@ -306,6 +306,7 @@ extension Federation {
         let audience = (Self.ids(note["to"]) + Self.ids(note["cc"]))
         guard audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public") else { return }
         guard try await store.profile(id: actor.userID, viewer: actor.userID)?.followerCount ?? 0 > 0 else { return }
+        if try await store.remotePost(uri: id) != nil { return }
         let images = (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
             let type = attachment["type"] as? String
             let media = attachment["mediaType"] as? String ?? ""
@@ -336,8 +337,8 @@ extension Federation {
         let alt: String?
     }
 
-    /// Keeps the post of Note `id` unless it is kept already: its photos fetched and taken through the pipeline, then
-    /// the post made with its origin in one write.
+    /// Keeps the post of Note `id` unless it is kept already (by a delivery that ended while this one was on its way
+    /// here): its photos fetched and taken through the pipeline, then the post made with its origin in one write.
     private func keepNew(id: String, images: [RemotePhoto], caption: String, page: String?, actor: RemoteActor)
         async throws
     {
