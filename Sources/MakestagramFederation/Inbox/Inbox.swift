@@ -330,6 +330,12 @@ extension Federation {
         }
     }
 
+    /// A Note as its sender names it: the sender's user ID here and the Note's id.
+    struct NoteKey: Hashable, Sendable {
+        let actor: Int64
+        let id: String
+    }
+
     /// A photo of a Note: where it is, and its alt text.
     struct RemotePhoto: Sendable {
         let link: String
