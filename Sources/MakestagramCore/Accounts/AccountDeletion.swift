@@ -28,8 +28,7 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
     /// How often to look again at an account waiting for its farewell to other servers.
     package let farewellInterval: Duration
     private let recheck = Mutex<Task<Void, Never>?>(nil)
-    private let wakeups: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
+    private let wakeups = Doorbell()
 
     package init(
         store: S, media: any MediaStorage, logger: Logger, batchSize: Int = 200, interval: Duration = .seconds(300),
@@ -41,18 +40,17 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
         self.batchSize = batchSize
         self.interval = interval
         self.farewellInterval = farewellInterval
-        (wakeups, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     package func wake() {
-        continuation.yield()
+        wakeups.ring()
     }
 
     package func run() async throws {
-        let ticker = Task { [continuation, interval] in
+        let ticker = Task { [wakeups, interval] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
-                continuation.yield()
+                wakeups.ring()
             }
         }
         defer {
@@ -60,7 +58,7 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
             recheck.withLock { $0?.cancel() }
         }
         await finishAllAndRecheck()
-        for await _ in wakeups.cancelOnGracefulShutdown() { await finishAllAndRecheck() }
+        await wakeups.answer { await finishAllAndRecheck() }
     }
 
     /// ``finishAll()``, then, if an account waits for its farewell, a wake-up after ``farewellInterval``.
@@ -71,7 +69,7 @@ package final class AccountDeletion<S: Store>: Service, AccountDeletionTrigger {
             task = Task {
                 try? await Task.sleep(for: self.farewellInterval)
                 self.recheck.withLock { $0 = nil }
-                self.continuation.yield()
+                self.wakeups.ring()
             }
         }
     }

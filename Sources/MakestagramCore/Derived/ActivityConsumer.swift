@@ -80,12 +80,9 @@ package final class ActivityConsumer<S: ChangeLogStore & MaintenanceStoring>: Se
 /// Rings for every committed change that may cause activity (a store's sink): the activity consumer wakes on it.
 /// Rings coalesce: one waiting ring stands for any number of changes.
 package final class ChangeBell: StoreEventSink {
-    package let rings: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
+    let doorbell = Doorbell()
 
-    package init() {
-        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-    }
+    package init() {}
 
     package func publish(_ event: StoreEvent) {
         switch event {
@@ -96,6 +93,6 @@ package final class ChangeBell: StoreEventSink {
     }
 
     package func ring() {
-        continuation.yield()
+        doorbell.ring()
     }
 }

@@ -29,7 +29,7 @@ package struct ChangeLogFollower: Sendable {
         store: some MaintenanceStoring, prepare: @escaping @Sendable () async throws -> Void = {},
         catchUp: @escaping @Sendable () async throws -> Void
     ) async throws {
-        // Shutting down ends the stream of rings `follow` waits on, and cuts short the waits here.
+        // Shutting down ends `follow`'s answering of rings, and cuts short the waits here.
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await prepare()
@@ -59,8 +59,6 @@ package struct ChangeLogFollower: Sendable {
         }
         defer { ticker.cancel() }
         try await catchUp()
-        for await _ in bell.rings.cancelOnGracefulShutdown() {
-            try await catchUp()
-        }
+        try await bell.doorbell.answer(catchUp)
     }
 }

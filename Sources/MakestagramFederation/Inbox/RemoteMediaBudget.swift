@@ -15,8 +15,7 @@ final class RemoteMediaBudget: Sendable {
     let maxBytes: Int?
     /// The longest a photo is kept; nil: no limit.
     let maxAge: TimeInterval?
-    let rings: AsyncStream<Void>
-    private let bell: AsyncStream<Void>.Continuation
+    let rings = Doorbell()
     /// The photos being fetched again, so that a photo asked for by many at once is fetched once.
     let restoring = SharedWork<Int64, Bool>()
     let keptBytes = Gauge(label: "makestagram_federation_remote_media_bytes")
@@ -30,7 +29,6 @@ final class RemoteMediaBudget: Sendable {
     init(maxBytes: Int?, maxAge: TimeInterval?) {
         self.maxBytes = maxBytes
         self.maxAge = maxAge
-        (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     var isLimited: Bool { maxBytes != nil || maxAge != nil }
@@ -45,7 +43,7 @@ final class RemoteMediaBudget: Sendable {
 
     /// Photos were kept: the budget is looked at again.
     func kept() {
-        if isLimited { bell.yield() }
+        if isLimited { rings.ring() }
     }
 
     /// Which of `kept` (the longest kept first, each with its size) go: those older than the age limit, then the
@@ -133,7 +131,7 @@ struct RemoteMediaService<S: Store>: Service {
         }
         defer { ticker.cancel() }
         budget.kept()
-        for await _ in budget.rings.cancelOnGracefulShutdown() {
+        await budget.rings.answer {
             do {
                 try await federation.keepWithinBudget()
             } catch {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MakestagramAPI
+import MakestagramCore
 import MakestagramStore
 import ServiceLifecycle
 import Synchronization
@@ -24,8 +25,7 @@ final class DeliveryWorker<S: Store>: Service {
     let lease: Duration
     /// Servers that failed lately (by host and port): how many times in a row, and until when they are left alone.
     private let resting = Mutex<[String: (failures: Int, until: Date)]>([:])
-    private let rings: AsyncStream<Void>
-    private let continuation: AsyncStream<Void>.Continuation
+    private let rings = Doorbell()
     /// The endings ``sendDue()`` waits on while it runs: rung when more deliveries are queued, so that while some
     /// are in flight the queue is looked at again at once, not at the next tick.
     private let ringing = Mutex<Endings?>(nil)
@@ -44,7 +44,6 @@ final class DeliveryWorker<S: Store>: Service {
         self.federation = federation
         self.concurrency = concurrency
         self.lease = lease
-        (rings, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Gives the worker deliveries just queued and taken for it (their lease running), and wakes it.
@@ -88,7 +87,7 @@ final class DeliveryWorker<S: Store>: Service {
 
     /// Wakes the worker: deliveries were queued.
     func wake() {
-        continuation.yield()
+        rings.ring()
         ringing.withLock { $0 }?.ring()
     }
 
@@ -103,16 +102,16 @@ final class DeliveryWorker<S: Store>: Service {
         do { try await federation.store.releaseStaleLeases(lease) } catch {
             logger.warning("releasing the deliveries of a stopped process failed", metadata: ["error": "\(error)"])
         }
-        let ticker = Task { [continuation] in
+        let ticker = Task { [rings] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1))
-                continuation.yield()
+                rings.ring()
             }
         }
         defer { ticker.cancel() }
         var lastPurge = Date.distantPast
         var lastHealth = Date.distantPast
-        for await _ in rings.cancelOnGracefulShutdown() {
+        await rings.answer {
             do {
                 if Date().timeIntervalSince(lastHealth) > 60 {
                     lastHealth = Date()
