@@ -10,7 +10,7 @@ import Testing
     final class Work: Sendable {
         let runs = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
-        let letGo = Atomic<Bool>(true)
+        let letGo: Atomic<Bool>
         /// Set once the worker's answering returned.
         let answered = Atomic<Bool>(false)
 
@@ -18,6 +18,11 @@ import Testing
             runs.add(1, ordering: .sequentiallyConsistent)
             while !letGo.load(ordering: .sequentiallyConsistent) { try? await Task.sleep(for: .milliseconds(1)) }
             finished.add(1, ordering: .sequentiallyConsistent)
+        }
+
+        /// Work whose first run waits until let go when `held`.
+        init(held: Bool = false) {
+            letGo = Atomic(!held)
         }
 
         var runCount: Int { runs.load(ordering: .sequentiallyConsistent) }
@@ -29,47 +34,9 @@ import Testing
         }
     }
 
-    @Test func ringsBeforeTheWorkerAnswersRunItOnceAndShutdownEndsTheAnswering() async {
-        let bell = Doorbell()
-        let work = Work()
-        for _ in 0..<5 { bell.ring() }
-        await testGracefulShutdown { shutdown in
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await bell.answer { await work.run() } }
-                await work.wait(forRuns: 1)
-                shutdown.triggerGracefulShutdown()
-                await group.waitForAll()
-            }
-        }
-        #expect(work.runCount == 1)
-    }
-
-    @Test func ringsDuringTheWorkBringOneMoreRun() async {
-        let bell = Doorbell()
-        let work = Work()
-        work.letGo.store(false, ordering: .sequentiallyConsistent)
-        bell.ring()
-        await testGracefulShutdown { shutdown in
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await bell.answer { await work.run() } }
-                await work.wait(forRuns: 1)
-                for _ in 0..<3 { bell.ring() }
-                work.letGo.store(true, ordering: .sequentiallyConsistent)
-                await work.wait(forRuns: 2)
-                try? await Task.sleep(for: .milliseconds(50))
-                #expect(work.runCount == 2)
-                shutdown.triggerGracefulShutdown()
-                await group.waitForAll()
-            }
-        }
-        #expect(work.finishedCount == 2)
-    }
-
-    @Test func aShutdownLetsTheWorkUnderWayFinishFirst() async {
-        let bell = Doorbell()
-        let work = Work()
-        work.letGo.store(false, ordering: .sequentiallyConsistent)
-        bell.ring()
+    /// Runs `steps`, once the work's first run started, while a worker answers `bell` with `work`, under a graceful
+    /// shutdown `steps` triggers; returns once the answering ended.
+    func answering(_ bell: Doorbell, with work: Work, _ steps: (GracefulShutdownTestTrigger) async -> Void) async {
         await testGracefulShutdown { shutdown in
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -77,12 +44,46 @@ import Testing
                     work.answered.store(true, ordering: .sequentiallyConsistent)
                 }
                 await work.wait(forRuns: 1)
-                shutdown.triggerGracefulShutdown()
-                try? await Task.sleep(for: .milliseconds(50))
-                #expect(!work.hasAnswered)
-                work.letGo.store(true, ordering: .sequentiallyConsistent)
+                await steps(shutdown)
                 await group.waitForAll()
             }
+        }
+    }
+
+    @Test func ringsBeforeTheWorkerAnswersRunItOnceAndShutdownEndsTheAnswering() async {
+        let bell = Doorbell()
+        let work = Work()
+        for _ in 0..<5 { bell.ring() }
+        await answering(bell, with: work) { shutdown in
+            shutdown.triggerGracefulShutdown()
+        }
+        #expect(work.runCount == 1)
+    }
+
+    @Test func ringsDuringTheWorkBringOneMoreRun() async {
+        let bell = Doorbell()
+        let work = Work(held: true)
+        bell.ring()
+        await answering(bell, with: work) { shutdown in
+            for _ in 0..<3 { bell.ring() }
+            work.letGo.store(true, ordering: .sequentiallyConsistent)
+            await work.wait(forRuns: 2)
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(work.runCount == 2)
+            shutdown.triggerGracefulShutdown()
+        }
+        #expect(work.finishedCount == 2)
+    }
+
+    @Test func aShutdownLetsTheWorkUnderWayFinishFirst() async {
+        let bell = Doorbell()
+        let work = Work(held: true)
+        bell.ring()
+        await answering(bell, with: work) { shutdown in
+            shutdown.triggerGracefulShutdown()
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(!work.hasAnswered)
+            work.letGo.store(true, ordering: .sequentiallyConsistent)
         }
         #expect(work.hasAnswered)
         #expect(work.runCount == 1)
