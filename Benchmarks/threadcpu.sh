@@ -9,39 +9,14 @@
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
-other="${1:?usage: Benchmarks/threadcpu.sh <other makestagram binary> [seconds] [rounds]}"
+other="$(realpath "${1:?usage: Benchmarks/threadcpu.sh <other makestagram binary> [seconds] [rounds]}")"
 duration="${2:-10}"
 rounds="${3:-3}"
-for tool in wrk sqlite3 curl; do
-  command -v "$tool" >/dev/null || { apt-get update -qq && apt-get install -y -qq "$tool"; }
-done
-bash scripts/install-deps.sh
-swift build -c release --product makestagram
-this="$(swift build -c release --show-bin-path)/makestagram"
-
-work="$(mktemp -d)"
-server_pid=""
-cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-base="http://127.0.0.1:$port"
-
-start() {
-  local bin=$1 flags=() help
-  help=$("$bin" serve --help)
-  grep -q -- "--rate-limit" <<< "$help" && flags=(--rate-limit all=off)
-  grep -q -- "--max-connections-per-address" <<< "$help" && flags+=(--max-connections-per-address 1048576)
-  taskset -c 0 "$bin" serve --port "$port" --data "$work/data" --log-level notice "${flags[@]}" \
-    > "$work/server.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 1 300); do curl -sf "$base/healthz" > /dev/null && return 0; sleep 0.1; done
-  cat "$work/server.log"
-  exit 1
-}
-stop() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
+source Benchmarks/common.sh
+# start_server runs the makestagram in $bin.
+this="$bin"
+mkdir "$work/other"
+ln -s "$other" "$work/other/makestagram"
 
 # Per kind of thread (its name; dispatch and NIO threads are named by their queue or group): voluntary context
 # switches and CPU clock ticks, summed.
@@ -54,15 +29,9 @@ threads() {
 }
 
 echo "== seeding"
-mkdir -p "$work/data"
-start "$this"
-: > "$work/tokens"
-for i in $(seq 1 64); do
-  curl -sf "$base/api/v1/accounts" -H 'content-type: application/json' \
-    -d "{\"username\":\"bench$i\",\"password\":\"benchmark password\",\"displayName\":\"Bench $i\"}" \
-    | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])' >> "$work/tokens"
-done
-stop
+start_server
+sign_up_bench_users
+stop_server
 sqlite3 "$work/data/makestagram.sqlite" < Benchmarks/seed.sql > /dev/null
 mv "$work/data" "$work/seeded"
 
@@ -70,15 +39,15 @@ ticks=$(getconf CLK_TCK)
 rows=""
 for round in $(seq 1 "$rounds"); do
   for name in this other; do
-    bin=$this; [ "$name" = other ] && bin=$other
+    folder=$this; [ "$name" = other ] && folder="$work/other"
     rm -rf "$work/data"; cp -r "$work/seeded" "$work/data"
-    start "$bin"
+    bin=$folder start_server
     TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/toggle.lua "$base" > /dev/null
     threads > "$work/before"
     TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d"${duration}s" --latency -s Benchmarks/toggle.lua "$base" \
       > "$work/wrk.out"
     threads > "$work/after"
-    stop
+    stop_server
     requests=$(awk '/requests in/ {print $1}' "$work/wrk.out")
     rate=$(awk '/Requests\/sec/ {print int($2)}' "$work/wrk.out")
     p99=$(awk '$1 == "99%" {print $2}' "$work/wrk.out")
