@@ -80,7 +80,7 @@ package final class ActivityConsumer<S: ChangeLogStore & MaintenanceStoring>: Se
 /// Rings for every committed change that may cause activity (a store's sink): the activity consumer wakes on it.
 /// Rings coalesce: one waiting ring stands for any number of changes.
 package final class ChangeBell: StoreEventSink {
-    let doorbell = Doorbell()
+    private let doorbell = Doorbell()
 
     package init() {}
 
@@ -94,5 +94,10 @@ package final class ChangeBell: StoreEventSink {
 
     package func ring() {
         doorbell.ring()
+    }
+
+    /// Runs `work` after each ring until a graceful shutdown (``Doorbell/answer(_:)``).
+    func answer(_ work: () async throws -> Void) async rethrows {
+        try await doorbell.answer(work)
     }
 }

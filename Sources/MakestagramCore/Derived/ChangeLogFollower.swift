@@ -59,6 +59,6 @@ package struct ChangeLogFollower: Sendable {
         }
         defer { ticker.cancel() }
         try await catchUp()
-        try await bell.doorbell.answer(catchUp)
+        try await bell.answer(catchUp)
     }
 }
