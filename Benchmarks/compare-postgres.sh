@@ -3,7 +3,7 @@
 # data, a fresh copy of it each run, builds alternating three times: timeline pages of 20 and like/unlike toggles
 # with wrk (1 thread, 64 connections, core 1; the server on core 0, PostgreSQL unpinned, fsync on). compare.sh does
 # the same on SQLite. Each run starts the durable consumers at the log's end in the earlier form of a position
-# (`xid|`), which every build reads. Prints a table; appends it to HISTORY.md.
+# (`xid|`), which every build reads (a build from before the log has none). Prints a table; appends it to HISTORY.md.
 # Usage: Benchmarks/compare-postgres.sh <other makestagram binary> [seconds per run, default 10]
 # With OWN_DATA=1 each build seeds a database of its own (as compare.sh): a change of schema shows only this way.
 set -euo pipefail
@@ -26,7 +26,10 @@ fi
 run() {
   psql "$MAKESTAGRAM_TEST_POSTGRES" -qc "DROP DATABASE IF EXISTS run" -qc "CREATE DATABASE run TEMPLATE $2"
   cp "$work/tokens-$2" "$work/tokens"
-  psql "$(url_of run)" -qc "UPDATE change_consumers SET position = $position_for_every_build"
+  # A build from before the change log has no consumers to place.
+  if [ "$(psql "$(url_of run)" -tAc "SELECT to_regclass('change_consumers') IS NOT NULL")" = t ]; then
+    psql "$(url_of run)" -qc "UPDATE change_consumers SET position = $position_for_every_build"
+  fi
   bin=$1 start_server --database "$(url_of run)" > /dev/null
   local timeline toggles
   TOKENS="$work/tokens" taskset -c 1 wrk -t1 -c64 -d3s -s Benchmarks/toggle.lua "$base" > /dev/null
