@@ -26,6 +26,21 @@ import Testing
             }, version: 9, editedAt: editedAt)
     }
 
+    @Test func problemsAreWhatJSONEncoderWritesInOneOrder() throws {
+        let problem = Problem(
+            status: 422, code: "invalid_caption", title: "Invalid caption",
+            detail: "A caption may not hold \u{0}, \"quotes\\\" or\nbreaks: Ａ is not A.")
+        var writer = JSONWriter()
+        writer.problem(problem)
+        let written = Data(buffer: writer.buffer)
+        #expect(try JSONDecoder().decode(Problem.self, from: written) == problem)
+        let text = String(decoding: written, as: UTF8.self)
+        let keys = ["type", "title", "status", "detail", "code"].map { text.range(of: "\"\($0)\":")?.lowerBound }
+        #expect(keys.allSatisfy { $0 != nil })
+        #expect(keys.compactMap { $0 } == keys.compactMap { $0 }.sorted())
+        #expect(text.hasPrefix(#"{"type":"https://makestagram.dev/problems/invalid_caption","title":"#))
+    }
+
     @Test func likeAnswersAreWhatJSONEncoderWrites() throws {
         for state in [
             LikeState(likeCount: 0, viewerHasLiked: false, likers: [], version: 1),

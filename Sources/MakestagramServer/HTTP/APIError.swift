@@ -171,8 +171,9 @@ extension APIError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let data = (try? JSONEncoder().encode(problem)) ?? Data()
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        var writer = JSONWriter(capacity: 256)
+        writer.problem(problem)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: writer.buffer))
     }
 }
 

@@ -232,6 +232,22 @@ struct JSONWriter {
         raw("}")
     }
 
+    /// A problem's fields in RFC 9457's order, the same in every answer (a dictionary-backed encoder orders them
+    /// differently from one answer to the next).
+    mutating func problem(_ problem: Problem) {
+        raw("{\"type\":")
+        string(problem.type)
+        raw(",\"title\":")
+        string(problem.title)
+        raw(",\"status\":")
+        integer(problem.status)
+        raw(",\"detail\":")
+        string(problem.detail)
+        raw(",\"code\":")
+        string(problem.code)
+        raw("}")
+    }
+
     mutating func comment(_ comment: Comment) {
         raw("{\"id\":")
         integer(comment.id)
