@@ -7,10 +7,12 @@ import Foundation
 
 /// The JSON conventions of the API (ISO 8601 dates), shared by server and clients.
 public enum JSONCoding {
-    /// An encoder producing the API's JSON.
+    /// An encoder producing the API's JSON: keys in a stable (sorted) order, so that the same data is the same bytes
+    /// from one answer to the next, and slashes in URLs as they are.
     public static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 

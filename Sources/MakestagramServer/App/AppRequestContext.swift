@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import MakestagramAPI
 import NIOCore
@@ -23,6 +24,9 @@ public struct AppRequestContext: RequestContext {
 
     /// The address of the socket's peer (a reverse proxy, if there is one; see ``TrustedProxies``).
     var remoteAddress: SocketAddress? { channel.remoteAddress }
+
+    /// Answers' JSON as the API writes it (``JSONCoding/encoder()``).
+    public var responseEncoder: JSONEncoder { JSONCoding.encoder() }
 
     /// The authenticated user; throws 401 on a route where the auth middleware did not set one.
     func requireUser() throws -> UserSummary {

@@ -177,7 +177,7 @@ enum Mastodon {
             var container = encoder.singleValueContainer()
             try container.encode(iso8601(date))
         }
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
     }
 
