@@ -49,6 +49,24 @@ import Testing
         }
     }
 
+    @Test func theSameDataIsTheSameBytesInEveryAnswer() async throws {
+        try await TestServer.run { client, _ in
+            let alice = try await client.signUp("alice")
+            var answers = Set<String>()
+            for _ in 0..<20 {
+                let response = try await client.send(.get, "/api/v1/users/alice", as: alice)
+                #expect(response.status == .ok)
+                answers.insert(String(buffer: response.body))
+            }
+            #expect(answers.count == 1)
+            let answer = try #require(answers.first)
+            let keys = ["createdAt", "displayName", "followerCount", "followingCount", "id", "username"]
+            let offsets = keys.compactMap { answer.range(of: "\"\($0)\":")?.lowerBound }
+            #expect(offsets.count == keys.count && offsets == offsets.sorted(), "\(answer)")
+            #expect(!answer.contains(#"\/"#))
+        }
+    }
+
     @Test func listsOfPeopleSayWhomTheViewerFollowsAndSuggest() async throws {
         try await TestServer.run { client, _ in
             let alice = try await client.signUp("alice")
