@@ -39,22 +39,15 @@ extension Federation {
         switch change.event {
         case .postCreated(let post, _):
             guard try await store.remoteActor(user: post.author.id) == nil else { return [] }
-            var mentioned = await mentioned(in: post.caption)
-            if try await store.profile(id: post.author.id, viewer: post.author.id)?.isPrivate == true {
-                // Followers only: people elsewhere it mentions see it only if they follow.
-                mentioned = []
-                var note = note(of: post)
-                note["to"] = ["\(actorURI(post.author.username))/followers"]
-                note["cc"] = [String]()
-                return try await toFollowers(of: post.author, create(note))
-            }
-            return try await toFollowers(of: post.author, create(note(of: post, mentioning: mentioned)), and: mentioned)
+            let (note, mentioned) = try await addressedNote(of: post)
+            return try await toFollowers(of: post.author, create(note), and: mentioned)
         case .captionEdited(let postID, _, _, let version), .imageChanged(let postID, let version):
-            guard let post = try await store.post(id: postID, viewer: 0) ?? nil,
+            // Read as its author reads it: a private account's post too.
+            guard let author = try await store.postAuthors([postID])[postID],
+                let post = try await store.post(id: postID, viewer: author),
                 try await store.remoteActor(user: post.author.id) == nil
             else { return [] }
-            let mentioned = await mentioned(in: post.caption)
-            let note = note(of: post, mentioning: mentioned)
+            let (note, mentioned) = try await addressedNote(of: post)
             let update: JSONObject = [
                 "@context": ActivityStreams.context, "id": "\(postURI(postID))#updates/\(version)", "type": "Update",
                 "actor": actorURI(post.author.username), "to": note["to"] ?? [], "cc": note["cc"] ?? [],
@@ -73,15 +66,11 @@ extension Federation {
             ]
             return try await toFollowers(of: author.summary, delete)
         case .profileChanged(let user):
-            guard try await store.remoteActor(user: user.id) == nil,
-                let document = try await actor(username: user.username)
-            else { return [] }
-            let update: JSONObject = [
-                "@context": ActivityStreams.context, "id": "\(actorURI(user.username))#updates/\(stamp)",
-                "type": "Update", "actor": actorURI(user.username), "to": [ActivityStreams.publicAudience],
-                "object": document,
-            ]
-            return try await toFollowers(of: user, update)
+            return try await actorUpdate(of: user, stamp: stamp)
+        case .privacyChanged(let userID, _):
+            // Their document's `manuallyApprovesFollowers` changed: other servers show their posts accordingly.
+            guard let profile = try await store.profile(id: userID, viewer: userID) else { return [] }
+            return try await actorUpdate(of: profile.summary, stamp: stamp)
         case .likeChanged(let change):
             // A like here of a post from elsewhere goes to its author's server.
             guard let (note, author) = try await remoteTarget(change.postID, by: change.actor.id) else { return [] }
@@ -238,6 +227,32 @@ extension Federation {
     func remoteTarget(_ postID: Int64, by user: Int64) async throws -> (String, RemoteActor)? {
         guard try await store.remoteActor(user: user) == nil else { return nil }
         return try await remotePost(postID)
+    }
+
+    /// An `Update` of local person `user`'s actor document, to the servers of their followers.
+    func actorUpdate(of user: UserSummary, stamp: Int64) async throws -> [OutboundDelivery] {
+        guard try await store.remoteActor(user: user.id) == nil, let document = try await actor(username: user.username)
+        else { return [] }
+        let update: JSONObject = [
+            "@context": ActivityStreams.context, "id": "\(actorURI(user.username))#updates/\(stamp)",
+            "type": "Update", "actor": actorURI(user.username), "to": [ActivityStreams.publicAudience],
+            "object": document,
+        ]
+        return try await toFollowers(of: user, update)
+    }
+
+    /// The `Note` of local post `post` as its author's audience reads it, and the people elsewhere it reaches beyond
+    /// their followers: a public account's post is public and reaches the people elsewhere it mentions; a private
+    /// account's is for their followers only (people elsewhere it mentions see it only if they follow).
+    func addressedNote(of post: Post) async throws -> (note: JSONObject, mentioned: [RemoteActor]) {
+        guard try await store.profile(id: post.author.id, viewer: post.author.id)?.isPrivate == true else {
+            let mentioned = await mentioned(in: post.caption)
+            return (note(of: post, mentioning: mentioned), mentioned)
+        }
+        var note = note(of: post)
+        note["to"] = ["\(actorURI(post.author.username))/followers"]
+        note["cc"] = [String]()
+        return (note, [])
     }
 
     /// `activity` from `author`, to the inbox of each server where someone follows them, and of each person in
