@@ -77,12 +77,22 @@ extension PostgresStore {
                 """, logger: logger
             ).collect().first.map { try $0.decode((Int64, String, String, Bool).self) }
             let id: Int64
+            let isPrivate: Bool
             if let old {
                 id = old.0
+                // Private while posts for their followers only are kept (``followersOnlyRemotePosts(of:)``).
+                let keepsFollowersOnly =
+                    try await connection.query(
+                        """
+                        SELECT EXISTS (SELECT 1 FROM posts p JOIN remote_posts r ON r.post_id = p.id
+                          WHERE p.author_id = \(id) AND r.followers_only)
+                        """, logger: logger
+                    ).collect().first?.decode(Bool.self) ?? false
+                isPrivate = document.isPrivate || keepsFollowersOnly
                 try await connection.query(
                     """
                     UPDATE users SET display_name = \(document.displayName), bio = \(document.bio),
-                      search_key = \(key), is_private = \(document.isPrivate)
+                      search_key = \(key), is_private = \(isPrivate)
                     WHERE id = \(id)
                     """, logger: logger)
                 if old.1 != document.displayName || old.2 != document.bio,
@@ -90,8 +100,8 @@ extension PostgresStore {
                 {
                     changes.publish(.profileChanged(user: profile.summary))
                 }
-                if old.3 != document.isPrivate {
-                    changes.publish(.privacyChanged(user: id, isPrivate: document.isPrivate))
+                if old.3 != isPrivate {
+                    changes.publish(.privacyChanged(user: id, isPrivate: isPrivate))
                 }
             } else {
                 let rows = try await connection.query(
@@ -104,6 +114,7 @@ extension PostgresStore {
                 ).collect()
                 guard let made = try rows.first?.decode(Int64.self) else { throw StoreError.notFound("user") }
                 id = made
+                isPrivate = document.isPrivate
                 if document.isPrivate { changes.publish(.privacyChanged(user: id, isPrivate: true)) }
             }
             try await connection.query(
@@ -365,11 +376,21 @@ extension PostgresStore {
                     "SELECT post_id FROM remote_posts WHERE uri = \(origin.uri)", logger: logger
                 ).collect().isEmpty
             else { return nil }
+            if origin.followersOnly {
+                // Shown only as a private account's posts are: refused once the author is not one. The row stays
+                // locked until commit, so that the author cannot turn public in between.
+                let isPrivate = try await connection.query(
+                    "SELECT is_private FROM users WHERE id = \(userID) FOR NO KEY UPDATE", logger: logger
+                ).collect().first?.decode(Bool.self)
+                guard isPrivate == true else { throw StoreError.forbidden }
+            }
             let post = try await self.insertPost(
                 connection, fromUploads: ids, userID: userID, caption: caption, changes: changes)
             try await connection.query(
-                "INSERT INTO remote_posts (post_id, uri, url) VALUES (\(post.id), \(origin.uri), \(origin.url))",
-                logger: logger)
+                """
+                INSERT INTO remote_posts (post_id, uri, url, followers_only)
+                VALUES (\(post.id), \(origin.uri), \(origin.url), \(origin.followersOnly))
+                """, logger: logger)
             let now = Date().timeIntervalSince1970
             for photo in origin.photos {
                 let files = photo.files
@@ -384,6 +405,17 @@ extension PostgresStore {
                 ).collect()
             }
             return post
+        }
+    }
+
+    public func followersOnlyRemotePosts(of userID: Int64) async throws -> [Int64] {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT p.id FROM posts p JOIN remote_posts r ON r.post_id = p.id
+                WHERE p.author_id = \(userID) AND r.followers_only ORDER BY p.id
+                """, logger: logger
+            ).collect().map { try $0.decode(Int64.self) }
         }
     }
 

@@ -52,6 +52,7 @@ enum Schema {
         ("v36 no activity for people of other servers", v36),
         ("v37 likes keyed by their liker", v37),
         ("v38 unread counts in a narrow table", v38),
+        ("v39 followers-only remote posts", v39),
     ]
 
     static let v1 = """

@@ -137,6 +137,7 @@ public struct AppDatabase: Sendable {
         migrator.registerMigration("v31 no activity for people of other servers", migrate: Schema.v31)
         migrator.registerMigration("v32 likes keyed by their liker", migrate: Schema.v32)
         migrator.registerMigration("v33 unread counts in a narrow table", migrate: Schema.v33)
+        migrator.registerMigration("v34 followers-only remote posts", migrate: Schema.v34)
         return migrator
     }
 }

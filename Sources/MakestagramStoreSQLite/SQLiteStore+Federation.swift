@@ -60,16 +60,20 @@ extension SQLiteStore {
                 id = existing
                 let old = try Row.fetchOne(
                     db, sql: "SELECT display_name, bio, is_private FROM users WHERE id = ?", arguments: [id])
+                // Private while posts for their followers only are kept (``followersOnlyRemotePosts(of:)``).
+                let keepsFollowersOnly =
+                    try Bool.fetchOne(db, sql: Self.keepsFollowersOnlyPosts, arguments: [id]) ?? false
+                let isPrivate = document.isPrivate || keepsFollowersOnly
                 try db.execute(
                     sql: "UPDATE users SET display_name = ?, bio = ?, search_key = ?, is_private = ? WHERE id = ?",
-                    arguments: [document.displayName, document.bio, key, document.isPrivate, id])
+                    arguments: [document.displayName, document.bio, key, isPrivate, id])
                 if old?["display_name"] != document.displayName || old?["bio"] != document.bio,
                     let profile = try Self.profile(db, column: "u.id", value: id, viewer: id)
                 {
                     try publishOnCommit(db, .profileChanged(user: profile.summary))
                 }
-                if let wasPrivate = old?["is_private"] as Bool?, wasPrivate != document.isPrivate {
-                    try publishOnCommit(db, .privacyChanged(user: id, isPrivate: document.isPrivate))
+                if let wasPrivate = old?["is_private"] as Bool?, wasPrivate != isPrivate {
+                    try publishOnCommit(db, .privacyChanged(user: id, isPrivate: isPrivate))
                 }
             } else {
                 try db.execute(
@@ -305,10 +309,16 @@ extension SQLiteStore {
                 try Int64.fetchOne(db, sql: "SELECT post_id FROM remote_posts WHERE uri = ?", arguments: [origin.uri])
                     == nil
             else { return nil }
+            if origin.followersOnly {
+                // Shown only as a private account's posts are: refused once the author is not one.
+                guard
+                    try Bool.fetchOne(db, sql: "SELECT is_private FROM users WHERE id = ?", arguments: [userID]) == true
+                else { throw StoreError.forbidden }
+            }
             let post = try insertPost(db, fromUploads: ids, userID: userID, caption: caption)
             try db.execute(
-                sql: "INSERT INTO remote_posts (post_id, uri, url) VALUES (?, ?, ?)",
-                arguments: [post.id, origin.uri, origin.url])
+                sql: "INSERT INTO remote_posts (post_id, uri, url, followers_only) VALUES (?, ?, ?, ?)",
+                arguments: [post.id, origin.uri, origin.url, origin.followersOnly])
             for photo in origin.photos {
                 try db.execute(
                     sql: "INSERT INTO remote_media (post_id, source, files, kept_at) VALUES (?, ?, ?, ?)",
@@ -321,6 +331,23 @@ extension SQLiteStore {
                 }
             }
             return post
+        }
+    }
+
+    /// Whether user `?` has posts of another server kept here for their followers only.
+    static let keepsFollowersOnlyPosts = """
+        SELECT EXISTS (
+          SELECT 1 FROM posts p JOIN remote_posts r ON r.post_id = p.id WHERE p.author_id = ? AND r.followers_only = 1)
+        """
+
+    public func followersOnlyRemotePosts(of userID: Int64) async throws -> [Int64] {
+        try await read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT p.id FROM posts p JOIN remote_posts r ON r.post_id = p.id
+                    WHERE p.author_id = ? AND r.followers_only = 1 ORDER BY p.id
+                    """, arguments: [userID])
         }
     }
 

@@ -218,6 +218,51 @@ import Testing
     }
 
     @Test(arguments: StoreFactory.all)
+    func aPostForFollowersOnlyIsKeptOnlyWhileItsAuthorIsPrivate(factory: StoreFactory) async throws {
+        try await factory.with { made in
+            let store = made.store
+            var document = FederationRecordsTests.document("pia")
+            let pia = try await store.saveRemoteActor(document)
+            func origin(_ n: Int) -> RemotePostOrigin {
+                RemotePostOrigin(
+                    uri: "http://peer.test/notes/p\(n)", url: nil,
+                    photos: [("http://peer.test/p\(n).jpg", ["p\(n)a.jpg"])],
+                    followersOnly: true)
+            }
+            // Public here: a post for her followers only cannot be shown to them alone, and is refused.
+            let first = try await Self.upload("p1", by: pia.userID, on: store)
+            await #expect(throws: StoreError.forbidden) {
+                try await store.createRemotePost(
+                    fromUploads: [first], userID: pia.userID, caption: "for followers", origin: origin(1))
+            }
+            #expect(try await store.remotePost(uri: "http://peer.test/notes/p1") == nil)
+
+            document.isPrivate = true
+            _ = try await store.saveRemoteActor(document)
+            let post = try #require(
+                try await store.createRemotePost(
+                    fromUploads: [first], userID: pia.userID, caption: "for followers", origin: origin(1)))
+            let open = try await Self.upload("p2", by: pia.userID, on: store)
+            let everyone = try #require(
+                try await store.createRemotePost(
+                    fromUploads: [open], userID: pia.userID, caption: "for all",
+                    origin: RemotePostOrigin(uri: "http://peer.test/notes/p2", url: nil, photos: [])))
+            #expect(try await store.followersOnlyRemotePosts(of: pia.userID) == [post.id])
+
+            // Her document says she is public now: she stays private while that post is kept.
+            document.isPrivate = false
+            _ = try await store.saveRemoteActor(document)
+            #expect(try await store.profile(id: pia.userID, viewer: pia.userID)?.isPrivate == true)
+            #expect(try await store.post(id: post.id, viewer: 0) == nil)
+            _ = try await store.deletePost(id: post.id, viewer: pia.userID)
+            #expect(try await store.followersOnlyRemotePosts(of: pia.userID).isEmpty)
+            _ = try await store.saveRemoteActor(document)
+            #expect(try await store.profile(id: pia.userID, viewer: pia.userID)?.isPrivate == false)
+            #expect(try await store.post(id: everyone.id, viewer: 0)?.id == everyone.id)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func remotePhotosAreFoundByAnyFileAndGoWithTheirPost(factory: StoreFactory) async throws {
         try await factory.with { made in
             let store = made.store

@@ -128,9 +128,10 @@ class Peer:
         wait_for(address, 80, self.process, self.log_path)
         self.base = f"http://{name}"
 
-    def person(self, username: str, name: str | None = None) -> dict:
-        answer = requests.post(self.base + "/control/person", json={"username": username, "name": name or username},
-                               timeout=10)
+    def person(self, username: str, name: str | None = None, locked: bool = False) -> dict:
+        """Makes `username` here (again: a new key); `locked`, their document says they approve their followers."""
+        answer = requests.post(self.base + "/control/person", timeout=10,
+                               json={"username": username, "name": name or username, "locked": locked})
         assert answer.status_code == 200, answer.text
         return answer.json()
 

@@ -57,9 +57,9 @@ class Peer:
     def secret(self, username: str) -> CryptographicSecret:
         return CryptographicSecret.from_pem(self.actor_id(username) + "#main-key", self.people[username]["private"])
 
-    def make_person(self, username: str, display_name: str) -> dict:
+    def make_person(self, username: str, display_name: str, locked: bool = False) -> dict:
         public, private = generate_rsa_public_private_key()
-        self.people[username] = {"public": public, "private": private, "name": display_name}
+        self.people[username] = {"public": public, "private": private, "name": display_name, "locked": locked}
         return self.actor(username)
 
     def actor(self, username: str) -> dict:
@@ -70,7 +70,7 @@ class Peer:
             "name": person["name"], "summary": f"<p>{person['name']} on {self.name}</p>",
             "inbox": actor + "/inbox", "outbox": actor + "/outbox", "followers": actor + "/followers",
             "following": actor + "/following", "endpoints": {"sharedInbox": self.base + "/inbox"},
-            "url": f"{self.base}/@{username}", "manuallyApprovesFollowers": False,
+            "url": f"{self.base}/@{username}", "manuallyApprovesFollowers": person.get("locked", False),
             "publicKey": {"id": actor + "#main-key", "owner": actor, "publicKeyPem": person["public"]},
             "icon": {"type": "Image", "mediaType": "image/jpeg", "url": f"{self.base}/media/astronaut.jpg"},
         }
@@ -176,7 +176,8 @@ class Peer:
 
     async def control_person(self, request: web.Request) -> web.Response:
         data = await request.json()
-        return web.json_response(self.make_person(data["username"], data.get("name", data["username"])))
+        return web.json_response(self.make_person(data["username"], data.get("name", data["username"]),
+                                                   data.get("locked", False)))
 
     async def control_send(self, request: web.Request) -> web.Response:
         """Sends `activity` to `inbox` as `username`; `broken` breaks it on purpose: `unsigned`, `digest` (the body

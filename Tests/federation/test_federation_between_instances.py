@@ -222,3 +222,60 @@ def test_an_account_deleted_on_one_server_is_gone_from_the_other(pair):
     assert requests.get(b1 + "/users/dana@mk-a.test", headers=ned, timeout=10).status_code == 404
     # Her row, with her key, went once the Delete had been sent.
     assert eventually(lambda: "account deleted" in mk_a.log_path.read_text(), timeout=20)
+
+
+def test_a_private_account_s_posts_reach_its_followers_on_the_other_server_and_nobody_else(pair):
+    """pia on mk-a is private: her posts go to her followers only. bree on mk-b asks to follow her and is approved; pia's
+    post and her edit of it reach bree's feed on mk-b, and nobody else there sees it. When pia turns public, mk-a says
+    so, and mk-b removes the post that was for her followers only (on mk-b, as on Mastodon, a post keeps the audience
+    it was sent to)."""
+    mk_a, mk_b = pair
+    pia, bree, cato = mk_a.sign_up("pia"), mk_b.sign_up("bree"), mk_b.sign_up("cato")
+    a1, b1 = mk_a.base + "/api/v1", mk_b.base + "/api/v1"
+    assert requests.patch(a1 + "/me", headers=pia, json={"isPrivate": True}, timeout=30).status_code == 200
+
+    assert requests.put(b1 + "/users/pia@mk-a.test/follow", headers=bree, timeout=30).status_code == 200
+    assert eventually(lambda: [person["username"] for person in requests.get(
+        a1 + "/me/follow-requests", headers=pia, timeout=10).json()["items"]] == ["bree@mk-b.test"])
+    assert requests.post(a1 + "/me/follow-requests/bree@mk-b.test/approve", headers=pia,
+                         timeout=30).status_code in (200, 204)
+    assert eventually(lambda: requests.get(b1 + "/users/pia@mk-a.test", headers=bree,
+                                           timeout=10).json()["viewerFollows"]), "mk-a's Accept arrives"
+    assert requests.get(b1 + "/users/pia@mk-a.test", headers=bree, timeout=10).json()["isPrivate"] is True
+
+    with open(PHOTOS / "chelsea.jpg", "rb") as photo:
+        created = requests.post(a1 + "/posts", headers=pia, files={"image": photo},
+                                data={"caption": "For my followers", "altText": "A cat"}, timeout=60)
+    assert created.status_code == 201, created.text
+    original = created.json()
+
+    def in_feed(who):
+        items = requests.get(b1 + "/timeline", headers=who, timeout=10).json()["items"]
+        return [item for item in items if item["author"]["username"] == "pia@mk-a.test"]
+    arrived = eventually(lambda: in_feed(bree), timeout=20)
+    assert arrived and arrived[0]["caption"] == "For my followers"
+    post = arrived[0]
+    assert post["image"].get("altText") == "A cat"
+    assert requests.get(mk_b.base + post["image"]["full"]["url"], timeout=10).status_code == 200
+
+    # Nobody else on mk-b sees it: not cato, not someone signed out, not through her profile.
+    assert in_feed(cato) == []
+    assert requests.get(f"{b1}/posts/{post['id']}", headers=cato, timeout=10).status_code == 404
+    assert requests.get(f"{b1}/posts/{post['id']}", timeout=10).status_code in (401, 404)
+    listed = requests.get(b1 + "/users/pia@mk-a.test/posts", headers=cato, timeout=10)
+    assert listed.status_code in (403, 404) or listed.json()["items"] == [], listed.text
+
+    # Her edit reaches bree too, still for her followers only.
+    assert requests.patch(f"{a1}/posts/{original['id']}", headers=pia, json={"caption": "Edited, for followers"},
+                          timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(f"{b1}/posts/{post['id']}", headers=bree,
+                                           timeout=10).json().get("caption") == "Edited, for followers")
+    assert requests.get(f"{b1}/posts/{post['id']}", headers=cato, timeout=10).status_code == 404
+
+    # pia turns public: mk-b learns it, and the post for her followers only goes before anyone else could see it.
+    assert requests.patch(a1 + "/me", headers=pia, json={"isPrivate": False}, timeout=30).status_code == 200
+    assert eventually(lambda: requests.get(b1 + "/users/pia@mk-a.test", headers=cato,
+                                           timeout=10).json()["isPrivate"] is False, timeout=20)
+    assert requests.get(f"{b1}/posts/{post['id']}", headers=bree, timeout=10).status_code == 404
+    assert requests.get(f"{b1}/posts/{post['id']}", headers=cato, timeout=10).status_code == 404
+    assert in_feed(bree) == []

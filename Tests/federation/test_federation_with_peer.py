@@ -790,3 +790,56 @@ def test_a_follower_who_comes_or_goes_between_two_posts_gets_exactly_the_posts_m
     last = post("Ivy is back")
     assert len(eventually(lambda: creates_of(last, start))) == 1
     assert creates_of(alone, start) == [] and creates_of(after, start) == [] and creates_of(marker, start) == []
+
+
+def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_followers_here_only(world):
+    """lou on the peer approves her followers; pat does not. moe follows both. lou's post for her followers reaches moe
+    and nobody else here; pat's post for his followers, and a note to moe alone, are taken and not kept (this server
+    shows a public person's posts to everyone, and has no direct messages). When lou unlocks, her post for her
+    followers goes before she is public here."""
+    mk, peer = world["mk"], world["peer"]
+    peer.person("lou", "Lou Locked", locked=True)
+    peer.person("pat", "Pat Public")
+    moe, nia = mk.sign_up("moe"), mk.sign_up("nia")
+    v1 = mk.base + "/api/v1"
+    for name in ("lou", "pat"):
+        start = len(peer.received()["received"])
+        assert requests.put(f"{v1}/users/{name}@peer.test/follow", headers=moe, timeout=30).status_code == 200
+        follow = eventually(lambda: received_of(peer, "Follow", start))[0]["activity"]
+        accept = {"id": activity_id("accept"), "type": "Accept", "actor": f"http://peer.test/users/{name}",
+                  "object": follow}
+        assert peer.send(name, "http://mk-a.test/users/moe/inbox", accept)["status"] == 202
+    assert requests.get(f"{v1}/users/lou@peer.test", headers=moe, timeout=10).json()["isPrivate"] is True
+    assert requests.get(f"{v1}/users/pat@peer.test", headers=moe, timeout=10).json()["isPrivate"] is False
+
+    def note(name: str, caption: str, to: list[str]) -> dict:
+        note_id = f"http://peer.test/notes/{uuid.uuid4()}"
+        return {"id": note_id + "/activity", "type": "Create", "actor": f"http://peer.test/users/{name}",
+                "object": {"id": note_id, "type": "Note", "attributedTo": f"http://peer.test/users/{name}",
+                           "content": f"<p>{caption}</p>", "to": to,
+                           "attachment": [{"type": "Image", "mediaType": "image/jpeg", "name": "A rocket",
+                                           "url": "http://peer.test/media/rocket.jpg"}]}}
+    sent = [note("pat", "Pat for followers", ["http://peer.test/users/pat/followers"]),
+            note("lou", "Lou to moe alone", ["http://mk-a.test/users/moe"]),
+            note("lou", "Lou for followers", ["http://peer.test/users/lou/followers"])]
+    for create in sent:
+        assert peer.send(create["actor"].rsplit("/", 1)[1], "http://mk-a.test/inbox", create)["status"] == 202
+
+    def feed(who) -> list[str]:
+        items = requests.get(f"{v1}/timeline", headers=who, params={"limit": 50}, timeout=10).json()["items"]
+        return [item["caption"] for item in items if item["author"]["username"] in ("lou@peer.test", "pat@peer.test")]
+    assert feed(moe) == ["Lou for followers"], "kept once taken: the inbox answers after keeping"
+    assert feed(nia) == []
+    kept = requests.get(f"{v1}/timeline", headers=moe, timeout=10).json()["items"][0]
+    assert kept["caption"] == "Lou for followers" and kept["image"].get("altText") == "A rocket"
+    assert requests.get(f"{v1}/posts/{kept['id']}", headers=nia, timeout=10).status_code == 404
+
+    # lou unlocks (a new document, with a new key): the next thing she sends makes this server read it again.
+    peer.person("lou", "Lou Locked", locked=False)
+    update = {"id": activity_id("update"), "type": "Update", "actor": "http://peer.test/users/lou",
+              "object": "http://peer.test/users/lou"}
+    assert peer.send("lou", "http://mk-a.test/inbox", update)["status"] == 202
+    assert requests.get(f"{v1}/users/lou@peer.test", headers=nia, timeout=10).json()["isPrivate"] is False
+    assert requests.get(f"{v1}/posts/{kept['id']}", headers=moe, timeout=10).status_code == 404
+    assert requests.get(f"{v1}/posts/{kept['id']}", headers=nia, timeout=10).status_code == 404
+    assert feed(moe) == []

@@ -111,7 +111,17 @@ extension Federation {
         // The people of a limited server are seen as a private account's are: by those who follow them.
         if severity(of: uri) == .limit { parsed.isPrivate = true }
         let before = try await store.remoteActor(uri: uri)
-        let saved = try await store.saveRemoteActor(parsed)
+        var saved = try await store.saveRemoteActor(parsed)
+        if let before, !parsed.isPrivate {
+            // Public now (they unlocked their account, or their server's limit was lifted): what was kept for their
+            // followers only goes, and then they are public here too (the store keeps them private until it has).
+            for _ in 0..<3 {
+                let kept = try await store.followersOnlyRemotePosts(of: before.userID)
+                if kept.isEmpty { break }
+                for post in kept { try await core.posting.delete(postID: post, by: before.userID) }
+                saved = try await store.saveRemoteActor(parsed)
+            }
+        }
         remoteActors.forget(uri: uri)
         // Someone the moderators suspended stays so, whatever their server says.
         guard let actor = try await store.remoteActor(uri: saved.uri) else {
@@ -299,13 +309,21 @@ extension Federation {
         _ = try await core.interactions.comment(on: postID, by: actor.userID, text: text, note: noteID)
     }
 
-    /// Keeps a public post of someone people here follow: each photo fetched from their server once and taken
-    /// through the photo pipeline as an upload is, so that readers here never contact that server. Notes without a
-    /// photo, not public, or of someone nobody here follows are accepted and not kept.
+    /// Keeps a post of someone people here follow: each photo fetched from their server once and taken through the
+    /// photo pipeline as an upload is, so that readers here never contact that server. A public post is kept; one for
+    /// the author's followers only is kept while the author is private here (a locked account, or one of a limited
+    /// server), where only their followers see any of their posts. Notes without a photo, addressed otherwise (to
+    /// named people only, or to the followers of someone who is public here, which this server cannot show to some
+    /// and not others), or of someone nobody here follows are accepted and not kept.
     func keepPost(_ note: JSONObject, id: String, actor: RemoteActor) async throws {
         let audience = (Self.ids(note["to"]) + Self.ids(note["cc"]))
-        guard audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public") else { return }
-        guard try await store.profile(id: actor.userID, viewer: actor.userID)?.followerCount ?? 0 > 0 else { return }
+        let isPublic = audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public")
+        // Their followers collection, named as every server that speaks ActivityPub here names it.
+        guard isPublic || audience.contains(actor.uri + "/followers") else { return }
+        guard let author = try await store.profile(id: actor.userID, viewer: actor.userID), author.followerCount > 0
+        else { return }
+        let followersOnly = !isPublic
+        if followersOnly && !author.isPrivate { return }
         if try await store.remotePost(uri: id) != nil { return }
         let images = (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
             let type = attachment["type"] as? String
@@ -326,7 +344,8 @@ extension Federation {
         // The same Note delivered again while it is being kept (a sender that retries, or one delivery to each inbox)
         // waits for that delivery instead of fetching its photos again.
         try await notesBeingKept.run(NoteKey(actor: actor.userID, id: id)) {
-            try await self.keepNew(id: id, images: images, caption: caption, page: page, actor: actor)
+            try await self.keepNew(
+                id: id, images: images, caption: caption, page: page, followersOnly: followersOnly, actor: actor)
         }
     }
 
@@ -345,9 +364,9 @@ extension Federation {
 
     /// Keeps the post of Note `id` unless it is kept already (by a delivery that ended while this one was on its way
     /// here): its photos fetched and taken through the pipeline, then the post made with its origin in one write.
-    private func keepNew(id: String, images: [RemotePhoto], caption: String, page: String?, actor: RemoteActor)
-        async throws
-    {
+    private func keepNew(
+        id: String, images: [RemotePhoto], caption: String, page: String?, followersOnly: Bool, actor: RemoteActor
+    ) async throws {
         if try await store.remotePost(uri: id) != nil { return }
         var uploads: [Int64] = []
         var kept: [(source: String, files: [String])] = []
@@ -370,11 +389,16 @@ extension Federation {
                             + upload.photo.variants.map(\.fileName)
                     ))
             }
-            let origin = RemotePostOrigin(uri: id, url: page, photos: kept)
-            guard
-                try await core.posting.create(by: actor.userID, fromUploads: uploads, caption: caption, origin: origin)
-                    != nil
-            else {
+            let origin = RemotePostOrigin(uri: id, url: page, photos: kept, followersOnly: followersOnly)
+            let made: Post?
+            do {
+                made = try await core.posting.create(
+                    by: actor.userID, fromUploads: uploads, caption: caption, origin: origin)
+            } catch StoreError.forbidden where followersOnly {
+                // The author turned public while its photos were on their way: not kept.
+                made = nil
+            }
+            guard made != nil else {
                 // Another delivery of the same Note kept it meanwhile (on another instance of a shared database).
                 for upload in uploads { try? await core.posting.deleteUpload(id: upload, by: actor.userID) }
                 return

@@ -156,11 +156,14 @@ public struct RemotePostOrigin: Sendable {
     public var uri: String
     public var url: String?
     public var photos: [(source: String, files: [String])]
+    /// Addressed to its author's followers only: kept only while the author is private here.
+    public var followersOnly: Bool
 
-    public init(uri: String, url: String?, photos: [(source: String, files: [String])]) {
+    public init(uri: String, url: String?, photos: [(source: String, files: [String])], followersOnly: Bool = false) {
         self.uri = uri
         self.url = url
         self.photos = photos
+        self.followersOnly = followersOnly
     }
 }
 
@@ -236,7 +239,8 @@ public protocol FederationStoring: Sendable {
     func replaceActorKey(user: Int64, key: Data) async throws
 
     /// Keeps what `document` says of a remote person (their row among the users is made the first time, and their
-    /// name, bio, key and inboxes follow later documents) and answers them.
+    /// name, bio, key and inboxes follow later documents) and answers them. They stay private, whatever the
+    /// document says, while posts of theirs for their followers only are kept (``followersOnlyRemotePosts(of:)``).
     func saveRemoteActor(_ document: RemoteActorDocument) async throws -> RemoteActor
     /// The remote person whose ActivityPub id is `uri`.
     func remoteActor(uri: String) async throws -> RemoteActor?
@@ -274,9 +278,14 @@ public protocol FederationStoring: Sendable {
 
     /// Posts, as remote person `userID`, the photos uploaded for them (as ``PostStoring/createPost(fromUploads:userID:caption:)``
     /// does) with where the post and its photos came from, in one transaction: nobody sees the post without its
-    /// origin. Nil, with nothing changed, when another post shows `origin.uri` already.
+    /// origin. Nil, with nothing changed, when another post shows `origin.uri` already. A post for the author's
+    /// followers only (`origin.followersOnly`) is refused (``StoreError/forbidden``) unless the author is private.
     func createRemotePost(fromUploads ids: [Int64], userID: Int64, caption: String, origin: RemotePostOrigin)
         async throws -> Post?
+    /// The posts of remote person `userID` kept for their followers only. While there are any,
+    /// ``saveRemoteActor(_:)`` keeps the person private whatever their document says: removed first, they can turn
+    /// public without showing those posts to everyone.
+    func followersOnlyRemotePosts(of userID: Int64) async throws -> [Int64]
     /// The local post that shows the remote `Note` `uri`.
     func remotePost(uri: String) async throws -> Int64?
     /// Which of `posts` came from other servers.
