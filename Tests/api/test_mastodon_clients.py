@@ -379,6 +379,22 @@ def test_locked_account_through_mastodon_py(public):
     assert lorna.account_update_credentials(locked=True).locked is True
     assert lucas.account(lorna_id).locked is True
     hers = lorna.status_post("Friends only", media_ids=[lorna.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert hers.visibility == "private"
+    # Who sees a post is its account's rule: asking for more than that is refused, for less is taken (and said).
+    asked_public = lorna.status_post("Asked public", visibility="public",
+                                     media_ids=[lorna.media_post(str(PHOTOS / "rocket.jpg")).id])
+    assert asked_public.visibility == "private"
+    lorna.status_delete(asked_public.id)
+    for who, visibility in ((lucas, "private"), (lucas, "direct"), (lorna, "direct")):
+        photo = who.media_post(str(PHOTOS / "rocket.jpg")).id
+        with pytest.raises(MastodonAPIError) as refused:
+            who.status_post("Not like this", visibility=visibility, media_ids=[photo])
+        assert refused.value.args[1] == 422, visibility
+    unknown = requests.post(base + "/api/v1/statuses", headers={"Authorization": f"Bearer {lucas.access_token}"},
+                            data={"status": "Not like this", "visibility": "secret",
+                                  "media_ids[]": lucas.media_post(str(PHOTOS / "rocket.jpg")).id}, timeout=30)
+    assert unknown.status_code == 422, unknown.text
+    assert lucas.account_statuses(lucas_id) == []
 
     relationship = lucas.account_follow(lorna_id)
     assert relationship.requested is True and relationship.following is False
@@ -398,6 +414,7 @@ def test_locked_account_through_mastodon_py(public):
     assert lucas.status(hers.id).content == "<p>Friends only</p>"
     assert lorna.follow_requests() == []
     assert lorna.account_update_credentials(locked=False).locked is False
+    assert lucas.status(hers.id).visibility == "public"
 
 
 def test_every_mastodon_route_hides_a_blocker(public):

@@ -470,6 +470,7 @@ struct MastodonController<S: Store>: Sendable {
             throw APIError.invalidField(
                 field: "media_ids", reason: "a post is photos: upload each with POST /api/v2/media first")
         }
+        try await checkVisibility(form["visibility"], of: mapper.viewer)
         guard media.count <= core.maxPhotosPerPost else {
             throw APIError.invalidField(
                 field: "media_ids", reason: "a post holds at most \(core.maxPhotosPerPost) photos")
@@ -482,6 +483,29 @@ struct MastodonController<S: Store>: Sendable {
             by: mapper.viewer, fromUploads: uploads, caption: text, field: "media_ids")
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
+    }
+
+    /// Who sees a post here is its author's rule, not the post's: a private account's followers, or everyone. A
+    /// `visibility` that would show the post to more people than asked (`private` from a public account) is refused
+    /// rather than widened, as is `direct` (there are no direct messages here); `public` and `unlisted` from a private
+    /// account are taken and shown to its followers only (fewer than asked, and the status says `private`).
+    func checkVisibility(_ visibility: String?, of user: Int64) async throws {
+        switch visibility {
+        case nil, "public", "unlisted":
+            return
+        case "private":
+            guard try await store.profile(id: user, viewer: user)?.isPrivate == true else {
+                throw APIError.invalidField(
+                    field: "visibility",
+                    reason:
+                        "posts here are seen by whoever may see their author's: lock your account for followers-only posts"
+                )
+            }
+        case "direct":
+            throw APIError.invalidField(field: "visibility", reason: "there are no direct messages here")
+        default:
+            throw APIError.invalidField(field: "visibility", reason: "public, unlisted, private or direct")
+        }
     }
 
     /// `PUT /api/v1/statuses/:id`: edits a post's caption (`status`) and its photos' descriptions

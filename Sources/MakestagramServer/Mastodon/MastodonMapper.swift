@@ -62,7 +62,9 @@ struct MastodonMapper<S: Store>: Sendable {
     func status(_ post: Post, author: UserProfile) -> Mastodon.Status {
         Mastodon.Status(
             id: String(post.id), createdAt: post.createdAt, inReplyToId: nil, inReplyToAccountId: nil,
-            uri: origin + "/p/\(post.id)", url: origin + "/p/\(post.id)", repliesCount: post.commentCount,
+            // A private account's posts are for its followers only.
+            visibility: author.isPrivate ? "private" : "public", uri: origin + "/p/\(post.id)",
+            url: origin + "/p/\(post.id)", repliesCount: post.commentCount,
             // A count the author hides from the reader is 0 here, as the native API leaves it out: Mastodon's entity
             // has no way to say "hidden".
             favouritesCount: post.seen(by: viewer).likeCount ?? 0, editedAt: OrNull(post.editedAt),
