@@ -497,9 +497,7 @@ struct MastodonController<S: Store>: Sendable {
             guard try await store.profile(id: user, viewer: user)?.isPrivate == true else {
                 throw APIError.invalidField(
                     field: "visibility",
-                    reason:
-                        "posts here are seen by whoever may see their author's: lock your account for followers-only posts"
-                )
+                    reason: "who sees a post is its account's rule: lock your account for followers-only posts")
             }
         case "direct":
             throw APIError.invalidField(field: "visibility", reason: "there are no direct messages here")
