@@ -94,6 +94,7 @@ extension PostgresStore {
                 touched.append(try row.decode(Int64.self))
             }
         }
+        let add = try await readable(add, connection, logger: logger)
         if !add.isEmpty {
             // Arrays cannot hold NULL here: 0 stands for no post or comment (IDs start at 1). Entries are inserted in
             // their order: an entry's ID orders the activity list.
@@ -130,6 +131,31 @@ extension PostgresStore {
         return touched
     }
 
+    /// `entries` without the mentions whose recipient may not open the post they name (a private account's,
+    /// mentioning someone who does not follow it): nobody hears of a post they cannot see. Only mentions can name
+    /// such a post, so the others cost nothing.
+    static func readable(_ entries: [ActivityEntry], _ connection: PostgresConnection, logger: Logger) async throws
+        -> [ActivityEntry]
+    {
+        let mentions = entries.indices.filter { entries[$0].kind == .mention && entries[$0].post != nil }
+        guard !mentions.isEmpty else { return entries }
+        let posts = mentions.map { entries[$0].post ?? 0 }
+        let recipients = mentions.map { entries[$0].recipient }
+        var seen = Set<Int>()
+        for row in try await connection.query(
+            """
+            SELECT e.n FROM unnest(\(posts)::bigint[], \(recipients)::bigint[]) WITH ORDINALITY AS e(post, recipient, n)
+            WHERE EXISTS (
+              SELECT 1 FROM posts p JOIN users a ON a.id = p.author_id
+              WHERE p.id = e.post AND \(unescaped: Visibility.readable(viewer: "e.recipient", author: "a")))
+            """, logger: logger
+        ).collect() {
+            seen.insert(mentions[Int(try row.decode(Int64.self)) - 1])
+        }
+        let checked = Set(mentions)
+        return entries.indices.filter { !checked.contains($0) || seen.contains($0) }.map { entries[$0] }
+    }
+
     /// Applies one activity write in the current transaction; answers the users whose activity it changed.
     static func apply(_ write: ActivityWrite, _ connection: PostgresConnection, logger: Logger) async throws
         -> [Int64]
@@ -137,6 +163,7 @@ extension PostgresStore {
         let rows: [PostgresRow]
         switch write {
         case .add(let entry):
+            guard try await !readable([entry], connection, logger: logger).isEmpty else { return [] }
             rows = try await connection.query(
                 """
                 INSERT INTO activity (recipient_id, actor_id, kind, post_id, comment_id, source, group_key, unread,

@@ -152,6 +152,11 @@ extension SQLiteStore {
     static func apply(_ write: ActivityWrite, _ db: Database) throws -> [Int64] {
         switch write {
         case .add(let entry):
+            // Nobody hears of a post they may not open (a private account's, mentioning someone who does not follow
+            // it): only mentions can name such a post.
+            if entry.kind == .mention, let post = entry.post, try !postVisible(db, post, viewer: entry.recipient) {
+                return []
+            }
             let added = try Row.fetchOne(
                 db.cachedStatement(
                     sql: """

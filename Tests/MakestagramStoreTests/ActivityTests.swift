@@ -195,6 +195,26 @@ import Testing
         }
     }
 
+    /// A private account's post is news only to those who may open it: a mention of someone who does not follow it,
+    /// in its caption or in a follower's comment, notifies nobody.
+    @Test(arguments: StoreFactory.all)
+    func mentionsInAPrivateAccountsPostNotifyOnlyWhoMaySeeIt(factory: StoreFactory) async throws {
+        try await withStore(factory) { store, sink in
+            let pia = try await store.user("pia")
+            let fay = try await store.user("fay")
+            let otto = try await store.user("otto")
+            _ = try await store.setPrivate(userID: pia, isPrivate: true)
+            _ = try await store.setFollow(viewer: fay, username: "pia", following: true)
+            try await store.answerFollowRequest(viewer: pia, username: "fay", approve: true)
+            let post = try await store.photoPost(by: pia, caption: "For @fay and @otto")
+            _ = try await store.addComment(postID: post, author: fay, text: "@otto, you should see this")
+            try await sink.settle()
+            #expect(try await allGroups(store, fay).map(\.kind) == [.mention])
+            #expect(try await allGroups(store, otto).isEmpty)
+            #expect(try await store.unreadActivityCount(userID: otto) == 0)
+        }
+    }
+
     /// Mentions in captions and comments notify whom they name (never the writer, and not a post's author twice for a
     /// comment on their post), grouped one by one, and leave with what named them.
     @Test(arguments: StoreFactory.all)

@@ -3,7 +3,9 @@ import MakestagramAPI
 import MakestagramStore
 
 /// What each change does to activity — the one place that says who hears of what: a like, a comment or a follow
-/// notifies the one it was done to, a mention in a caption or a comment notifies the one it names, never oneself;
+/// notifies the one it was done to, a mention in a caption or a comment notifies the one it names, never oneself,
+/// and only if they may open the post it is in (the stores leave out a private account's post's mention of someone
+/// who does not follow it);
 /// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
 /// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
 /// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
