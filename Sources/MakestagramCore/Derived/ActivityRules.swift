@@ -3,15 +3,14 @@ import MakestagramAPI
 import MakestagramStore
 
 /// What each change does to activity — the one place that says who hears of what: a like, a comment or a follow
-/// notifies the one it was done to, a mention in a caption or a comment notifies the one it names, never oneself,
-/// and only if they may open the post it is in (the stores leave out a private account's post's mention of someone
-/// who does not follow it);
-/// undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws it; a suspended
-/// or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as read; a muted
-/// user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute brings it back,
-/// as read; a follow request waits in the private account's list until answered; between a blocker and the one they
-/// block nothing is heard either way, and the block withdraws what was. People of other servers hear nothing here
-/// (their own server tells them, through federation; the stores add nothing for them).
+/// notifies the one it was done to, a mention in a caption or a comment notifies the one it names, never oneself, and
+/// only if they may open the post it is in (the stores leave out a private account's post's mention of someone who does
+/// not follow it); undoing the cause (an unlike, a deleted comment or post, an unfollow, a caption edited) withdraws
+/// it; a suspended or deleted account's activity leaves everyone's list, and a lifted suspension brings it back, as
+/// read; a muted user's activity leaves the muter's list (the stores add none while the mute lasts), and an unmute
+/// brings it back, as read; a follow request waits in the private account's list until answered; between a blocker and
+/// the one they block nothing is heard either way, and the block withdraws what was. People of other servers hear
+/// nothing here (their own server tells them, through federation; the stores add nothing for them).
 ///
 /// The rules are plain Swift, the same for every store: the stores only add, remove and count rows.
 package struct ActivityRules<S: ChangeLogStore>: Sendable {
