@@ -843,3 +843,30 @@ def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_follower
     assert requests.get(f"{v1}/posts/{kept['id']}", headers=moe, timeout=10).status_code == 404
     assert requests.get(f"{v1}/posts/{kept['id']}", headers=nia, timeout=10).status_code == 404
     assert feed(moe) == []
+
+
+def test_a_follower_blocked_here_is_rejected_and_one_who_unfollows_is_not(world):
+    """carol and bob on the peer follow blair. blair blocks carol: the peer is sent a Reject of carol's Follow, so that
+    it stops counting (and feeding her) the follow. bob unfollows: his own Undo, answered with nothing."""
+    mk, peer = world["mk"], world["peer"]
+    blair = mk.sign_up("blair")
+    follows = {}
+    for name in ("carol", "bob"):
+        follows[name] = {"id": activity_id("follow"), "type": "Follow", "actor": f"http://peer.test/users/{name}",
+                         "object": "http://mk-a.test/users/blair"}
+        start = len(peer.received()["received"])
+        assert peer.send(name, "http://mk-a.test/users/blair/inbox", follows[name])["status"] == 202
+        assert eventually(lambda: [a for a in received_of(peer, "Accept", start)
+                                   if a["activity"]["object"]["id"] == follows[name]["id"]])
+    assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 2
+
+    start = len(peer.received()["received"])
+    undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/bob", "object": follows["bob"]}
+    assert peer.send("bob", "http://mk-a.test/users/blair/inbox", undo)["status"] == 202
+    assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 1
+    # The block comes after bob's Undo in the change log, and so does what it sends.
+    assert requests.put(mk.base + "/api/v1/users/carol@peer.test/block", headers=blair, timeout=30).status_code == 200
+    rejects = eventually(lambda: received_of(peer, "Reject", start))
+    assert [reject["activity"]["object"]["id"] for reject in rejects] == [follows["carol"]["id"]], rejects
+    assert rejects[0]["activity"]["actor"] == "http://mk-a.test/users/blair"
+    assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 0

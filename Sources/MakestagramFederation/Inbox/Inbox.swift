@@ -481,14 +481,22 @@ extension Federation {
         if let known, known.actor != actor.userID { throw InboxRefusal.forbidden("Undo of another actor's activity") }
         switch (known?.kind, embedded?["type"] as? String) {
         case (.follow, _), (nil, "Follow"):
-            let target: String?
+            let target: UserProfile?
             if let known {
-                target = try await store.profile(id: known.object, viewer: 0)?.username
+                target = try await store.profile(id: known.object, viewer: 0)
+            } else if let name = Self.id(of: embedded?["object"]).flatMap(localUsername(ofActor:)) {
+                target = try await store.profile(username: name, viewer: 0)
             } else {
-                target = Self.id(of: embedded?["object"]).flatMap(localUsername(ofActor:))
+                target = nil
             }
             guard let target else { return }
-            _ = try await core.relationships.follow(target, by: actor.userID, following: false)
+            // Forgotten first: a follow that ends with its Follow remembered was ended here, and is answered with a
+            // Reject (``OutboundRules``); this one they ended themselves.
+            try await store.forgetInbound(id: objectID)
+            if let other = try await store.inboundFollow(actor: actor.userID, target: target.id) {
+                try await store.forgetInbound(id: other)
+            }
+            _ = try await core.relationships.follow(target.username, by: actor.userID, following: false)
         case (.like, _), (nil, "Like"):
             let postID = known?.object ?? Self.id(of: embedded?["object"]).flatMap(localPostID)
             guard let postID else { return }

@@ -136,6 +136,16 @@ extension Federation {
             {
                 return [undoFollow(of: remote, by: local.summary, stamp: stamp)]
             }
+            if !following, let remote = remoteFollower, remoteFollowee == nil,
+                try await store.profile(id: follower, viewer: follower) != nil,
+                let local = try await store.profile(id: followee, viewer: followee),
+                let followID = try await store.inboundFollow(actor: follower, target: followee)
+            {
+                // A remote person's follow ended here, not by their Undo (which forgets their Follow first): the
+                // person they followed blocked them or their server. Reject, so that their server stops counting it
+                // and stops showing them what it still receives for others there.
+                return [answer("Reject", to: remote, followID: followID, from: local.summary)]
+            }
             return []
         case .followRequestChanged(let requester, let target, let pending):
             let remoteRequester = try await store.remoteActor(user: requester)
