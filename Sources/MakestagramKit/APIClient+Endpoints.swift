@@ -85,6 +85,11 @@ extension APIClient {
         try await sendWithoutAnswer(.post, "/me/follow-requests/\(Self.segment(username))/decline")
     }
 
+    /// Stops `username` following the logged-in user, or waiting to; they are not told, and may ask again.
+    public func removeFollower(_ username: String) async throws {
+        try await sendWithoutAnswer(.delete, "/me/followers/\(Self.segment(username))")
+    }
+
     /// Makes a photo (JPEG, PNG, WebP or HEIC bytes) the logged-in user's avatar; the server crops it square.
     public func setAvatar(image: Data, fileName: String = "avatar.jpg") async throws -> UserProfile {
         let form = MultipartForm(fields: [:], file: (field: "image", name: fileName, data: image))

@@ -198,6 +198,23 @@ struct Decline: AsyncParsableCommand {
     }
 }
 
+/// `makestagram remove-follower USERNAME`: they stop following you, untold, and may ask again.
+struct RemoveFollower: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "remove-follower", abstract: "Stop someone following you (they are not told, and may ask again).")
+
+    @Argument(help: "Who stops following you (someone on another server as user@host).") var username: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            let name = username.hasPrefix("@") ? String(username.dropFirst()).lowercased() : username.lowercased()
+            try await context.app.client.removeFollower(name)
+            Output.line("\(name) no longer follows you.")
+        }
+    }
+}
+
 private func setFollow(_ username: String, following: Bool, options: ClientOptions) async throws {
     try await ClientContext.run(options) { context in
         let client = context.app.client

@@ -53,6 +53,11 @@ import Testing
             try await alice.client.approveFollowRequest("bob")
             #expect(try await bob.client.profile("alice").viewerFollows)
             await #expect(throws: MakestagramError.self) { try await alice.client.declineFollowRequest("bob") }
+            // Removed from her followers: he no longer follows, and may ask again.
+            try await alice.client.removeFollower("bob")
+            #expect(try await bob.client.profile("alice").viewerFollows == false)
+            #expect(try await alice.client.profile("alice").followerCount == 0)
+            #expect(try await bob.client.follow("alice").viewerRequested)
         }
     }
 }

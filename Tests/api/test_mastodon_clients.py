@@ -413,6 +413,14 @@ def test_locked_account_through_mastodon_py(public):
     assert lucas.account_relationships(lorna_id)[0].following is True
     assert lucas.status(hers.id).content == "<p>Friends only</p>"
     assert lorna.follow_requests() == []
+    # She removes him from her followers: her statuses are hidden from him again, and he may ask again.
+    assert lorna.account_remove_from_followers(lucas_id).followed_by is False
+    assert lucas.account_relationships(lorna_id)[0].following is False
+    with pytest.raises(MastodonAPIError) as hidden:
+        lucas.status(hers.id)
+    assert hidden.value.args[1] == 404
+    assert lucas.account_follow(lorna_id).requested is True
+    assert lorna.follow_request_authorize(lucas_id).followed_by is True
     assert lorna.account_update_credentials(locked=False).locked is False
     assert lucas.status(hers.id).visibility == "public"
 

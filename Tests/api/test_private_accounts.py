@@ -114,3 +114,39 @@ def test_a_private_account_decides_who_follows_and_reads_it(server):
     # Public again: the photos are everyone's, at their plain URLs.
     plain = call("GET", f"/posts/{post['id']}", late).json()["image"]["full"]["url"]
     assert "?" not in plain and requests.get(server + plain, timeout=30).status_code == 200
+
+
+def test_an_owner_removes_a_follower_who_may_ask_again(server):
+    """Removing a follower: they stop following, untold (no activity, nothing live), see a private account's posts no
+    more, and may ask again; removing someone who does not follow changes nothing, and oneself is refused."""
+    v1 = server + "/api/v1"
+    owner, fan, other = sign_up(v1, "rempia"), sign_up(v1, "remfan"), sign_up(v1, "remoli")
+
+    def call(method: str, path: str, who: dict, **kwargs) -> requests.Response:
+        return requests.request(method, v1 + path, headers=who, timeout=30, **kwargs)
+
+    assert call("PUT", "/users/rempia/follow", fan).json()["viewerFollows"] is True
+    assert call("PATCH", "/me", owner, json={"isPrivate": True}).status_code == 200
+    post = post_photo(v1, owner, "for friends")
+    assert call("GET", f"/posts/{post['id']}", fan).status_code == 200
+
+    assert call("DELETE", "/me/followers/remfan", owner).status_code == 204
+    assert call("GET", "/users/rempia", owner).json()["followerCount"] == 0
+    seen = call("GET", "/users/rempia", fan).json()
+    assert seen["viewerFollows"] is False and seen.get("viewerRequested") is not True
+    assert call("GET", f"/posts/{post['id']}", fan).status_code == 404
+    assert all(item["author"]["username"] != "rempia" for item in call("GET", "/timeline", fan).json()["items"])
+    assert call("GET", "/users/remfan", fan).json()["followingCount"] == 0
+
+    # Again, of someone who does not follow: nothing changes. Oneself: 409. Nobody: 404.
+    assert call("DELETE", "/me/followers/remfan", owner).status_code == 204
+    assert call("DELETE", "/me/followers/remoli", owner).status_code == 204
+    assert call("DELETE", "/me/followers/rempia", owner).status_code == 409
+    assert call("DELETE", "/me/followers/nobody", owner).status_code == 404
+
+    # A pending request goes the same way; and the removed may ask again.
+    assert call("PUT", "/users/rempia/follow", other).json()["viewerRequested"] is True
+    assert call("DELETE", "/me/followers/remoli", owner).status_code == 204
+    assert call("GET", "/me/follow-requests", owner).json()["items"] == []
+    assert call("PUT", "/users/rempia/follow", fan).json()["viewerRequested"] is True
+    assert [p["username"] for p in call("GET", "/me/follow-requests", owner).json()["items"]] == ["remfan"]

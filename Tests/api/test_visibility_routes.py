@@ -94,13 +94,15 @@ def test_every_route_hides_a_blocker_and_a_private_account(any_store):
     leaks = walk(server, hidden_owner, blocked, "walkbob")
     assert leaks == [], "routes that showed a blocker to the one they block:\n" + "\n".join(leaks)
 
-    # A private account: its profile is there (to ask to follow it), everything about its posts is not.
+    # A private account: its profile is there (to ask to follow it), everything about its posts is not. Removing it
+    # from one's followers acts on the caller's own followers, which it is not among: nothing changes.
     leaks = [leak for leak in walk(server, hidden_private, stranger, "walkstan")
              if not leak.startswith(("GET /api/v1/users/{username}:", "GET /api/v1/users/{username}/posts:",
                                      "PUT /api/v1/users/{username}/follow:", "DELETE /api/v1/users/{username}/follow:",
                                      "PUT /api/v1/users/{username}/mute:", "DELETE /api/v1/users/{username}/mute:",
                                      "GET /api/v1/users/{username}/followers:",
-                                     "GET /api/v1/users/{username}/following:"))]
+                                     "GET /api/v1/users/{username}/following:",
+                                     "DELETE /api/v1/me/followers/{username}: 204"))]
     assert leaks == [], "routes that showed a private account's posts to a stranger:\n" + "\n".join(leaks)
     assert requests.get(f"{v1}/users/walkpriv/posts", headers=stranger, timeout=30).json()["items"] == []
 

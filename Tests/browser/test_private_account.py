@@ -51,3 +51,15 @@ def test_go_private_ask_to_follow_and_approve_from_activity(browsers, sign_up):
     stranger.open(f"/u/{alice.username}")
     stranger.wait_until(lambda: stranger.find_all(f'.grid a[href="/p/{mine["id"]}"]'))
     assert stranger.find(".profile-actions button").text == "Following"
+
+    # The owner removes him from her followers: the row and the count go, and his view is a stranger's again.
+    owner.open(f"/u/{alice.username}")
+    owner.wait_until(lambda: "1 follower" in owner.text(".counts"))
+    owner.click(".counts li:nth-child(2) button")
+    owner.wait_for(f'dialog[open] button[aria-label="Remove {bob.username} from your followers"]').click()
+    owner.wait_until(lambda: not owner.find_all(f'dialog[open] a[href="/u/{bob.username}"]'))
+    owner.wait_until(lambda: "0 followers" in owner.text(".counts"))
+    assert alice.api("GET", f"/users/{alice.username}")["followerCount"] == 0
+    stranger.open(f"/u/{alice.username}")
+    stranger.wait_until(lambda: "This account is private" in stranger.text("main"))
+    assert stranger.find(".profile-actions button").text == "Follow"

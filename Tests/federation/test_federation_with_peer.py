@@ -845,19 +845,28 @@ def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_follower
     assert feed(moe) == []
 
 
-def test_a_follower_blocked_here_is_rejected_and_one_who_unfollows_is_not(world):
-    """carol and bob on the peer follow blair. blair blocks carol: the peer is sent a Reject of carol's Follow, so that
-    it stops counting (and feeding her) the follow. bob unfollows: his own Undo, answered with nothing."""
+def test_a_follower_blocked_or_removed_here_is_rejected_and_one_who_unfollows_is_not(world):
+    """carol, bob and dina on the peer follow blair. blair blocks carol, and removes dina from her followers: the peer
+    is sent a Reject of each one's Follow, so that it stops counting (and feeding them) the follow. bob unfollows: his
+    own Undo, answered with nothing."""
     mk, peer = world["mk"], world["peer"]
     blair = mk.sign_up("blair")
+    peer.person("dina", "Dina Peer")
     follows = {}
-    for name in ("carol", "bob"):
+    for name in ("carol", "bob", "dina"):
         follows[name] = {"id": activity_id("follow"), "type": "Follow", "actor": f"http://peer.test/users/{name}",
                          "object": "http://mk-a.test/users/blair"}
         start = len(peer.received()["received"])
         assert peer.send(name, "http://mk-a.test/users/blair/inbox", follows[name])["status"] == 202
         assert eventually(lambda: [a for a in received_of(peer, "Accept", start)
                                    if a["activity"]["object"]["id"] == follows[name]["id"]])
+    assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 3
+
+    start = len(peer.received()["received"])
+    assert requests.delete(mk.base + "/api/v1/me/followers/dina@peer.test", headers=blair,
+                           timeout=30).status_code == 204
+    rejects = eventually(lambda: received_of(peer, "Reject", start))
+    assert [reject["activity"]["object"]["id"] for reject in rejects] == [follows["dina"]["id"]], rejects
     assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 2
 
     start = len(peer.received()["received"])

@@ -60,6 +60,26 @@ package struct Relationships<S: Store>: Sendable {
         try await store.answerFollowRequest(viewer: user, username: username, approve: approve)
     }
 
+    /// Stops `username` following `user`, or waiting to: a removal, quieter than a block (they are not told, and
+    /// may ask again; nothing else between them changes). Someone on another server has their server told, so that
+    /// it stops counting the follow (a `Reject` of their `Follow`). Removing someone who does not follow changes
+    /// nothing. Counted with follows.
+    package func removeFollower(_ username: String, from user: Int64) async throws {
+        try core.protection.take(.follows, user: user)
+        guard let owner = try await store.profile(id: user, viewer: user),
+            let follower = try await store.profile(username: username, viewer: user)
+        else { throw StoreError.notFound("user") }
+        guard follower.id != user else {
+            throw UseCaseError.conflict(.cannotFollowSelf, "You do not follow yourself.")
+        }
+        do {
+            // The follower's own unfollow, made for them: one way to end a follow, whoever ends it.
+            _ = try await store.setFollow(viewer: follower.id, username: owner.username, following: false)
+        } catch StoreError.notFound {
+            // They cannot see the user (a block stands between them): they follow nobody here to remove.
+        }
+    }
+
     /// Makes `user` block `username`, or stop. A block ends the follows between them both ways and takes back the
     /// blocked user's likes and comments on the user's posts; from then on neither sees, follows or reaches the
     /// other (``Visibility``), on every screen and instance at once; they are not told. An unblock restores

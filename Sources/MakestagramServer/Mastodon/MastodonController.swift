@@ -43,6 +43,7 @@ struct MastodonController<S: Store>: Sendable {
         routes.post("accounts/:id/mute") { try await mute($0, $1, muting: true) }
         routes.post("accounts/:id/unmute") { try await mute($0, $1, muting: false) }
         routes.get("mutes", use: mutes)
+        routes.post("accounts/:id/remove_from_followers", use: removeFromFollowers)
         routes.post("accounts/:id/block") { try await block($0, $1, blocking: true) }
         routes.post("accounts/:id/unblock") { try await block($0, $1, blocking: false) }
         routes.get("blocks", use: blocks)
@@ -313,6 +314,16 @@ struct MastodonController<S: Store>: Sendable {
         return try MastodonResponse(
             try await mapper.accounts(result.items),
             link: MastodonPaging.link(request, origin: mapper.origin, next: result.nextKey, newest: nil))
+    }
+
+    /// `POST /api/v1/accounts/:id/remove_from_followers`: the account stops following the user (or waiting to).
+    @Sendable func removeFromFollowers(_ request: Request, context: AppRequestContext) async throws
+        -> MastodonResponse
+    {
+        let mapper = try mapper(request, context)
+        let profile = try await profile(context, viewer: mapper.viewer)
+        try await core.relationships.removeFollower(profile.username, from: mapper.viewer)
+        return try MastodonResponse(try await mapper.relationship(profile.id))
     }
 
     /// `POST /api/v1/accounts/:id/block` and `unblock`: neither sees nor reaches the other until the block is

@@ -31,6 +31,7 @@ struct UsersController<S: Store>: Sendable {
         routes.get("me/follow-requests", use: followRequests)
         routes.post("me/follow-requests/:username/approve") { try await answer($0, $1, approve: true) }
         routes.post("me/follow-requests/:username/decline") { try await answer($0, $1, approve: false) }
+        routes.delete("me/followers/:username", use: removeFollower)
         routes.get("users/:username/followers", use: followers)
         routes.get("users/:username/following", use: following)
         routes.get("users/:username/posts", use: posts)
@@ -137,6 +138,12 @@ struct UsersController<S: Store>: Sendable {
     func answer(_ request: Request, _ context: AppRequestContext, approve: Bool) async throws -> HTTPResponse.Status {
         let viewer = try context.requireUser()
         try await core.relationships.answerRequest(from: try context.username(), to: viewer.id, approve: approve)
+        return .noContent
+    }
+
+    @Sendable func removeFollower(_ request: Request, context: AppRequestContext) async throws -> HTTPResponse.Status {
+        let viewer = try context.requireUser()
+        try await core.relationships.removeFollower(try context.username(), from: viewer.id)
         return .noContent
     }
 

@@ -51,10 +51,13 @@ export function followToggle(user, { onChange, className = "" } = {}) {
   return button;
 }
 
-/** One user in a list: avatar, username and display name, linking to the profile, and a Follow button. */
-export function userRow(user, onOpen) {
+/**
+ * One user in a list: avatar, username and display name, linking to the profile, and a Follow button; with
+ * `onRemove`, in the viewer's own followers, a Remove button too.
+ */
+export function userRow(user, onOpen, onRemove = null) {
   const follows = user.viewerFollows === true || user.viewerFollows === false;
-  return h(
+  const row = h(
     "li.user-item",
     {},
     h(
@@ -65,6 +68,31 @@ export function userRow(user, onOpen) {
     ),
     follows ? followToggle(user, { className: ".compact" }) : null,
   );
+  if (onRemove) row.append(removeFollowerButton(user, row, onRemove));
+  return row;
+}
+
+/** Stops `user` following the viewer (they are not told, and may ask again), then takes their row away. */
+function removeFollowerButton(user, row, onRemove) {
+  const button = h(
+    "button.button.secondary.compact",
+    { type: "button", "aria-label": `Remove ${user.username} from your followers` },
+    "Remove",
+  );
+  button.addEventListener("click", async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    try {
+      await api.delete(`/me/followers/${user.username}`);
+      row.remove();
+      toast(`${user.username} no longer follows you.`);
+      onRemove(user);
+    } catch (error) {
+      toast(`Couldn't remove ${user.username}: ${error.message}`, { error: true });
+      button.disabled = false;
+    }
+  });
+  return button;
 }
 
 /**
@@ -89,7 +117,8 @@ export function suggestions({ related = null, limit = 5, title = "Suggested for 
   return section;
 }
 
-export function showUserList(title, path) {
+/** A dialog listing people; with `onRemove`, the viewer's own followers, each with a Remove button. */
+export function showUserList(title, path, { onRemove = null } = {}) {
   return openDialog(title, (close) => {
     const list = h("ul.user-list");
     const status = h("p.muted.list-status", { role: "status" }, "Loading…");
@@ -100,7 +129,7 @@ export function showUserList(title, path) {
       status.textContent = "Loading…";
       try {
         const page = await api.get(path, { cursor });
-        list.append(...page.items.map((user) => userRow(user, () => close())));
+        list.append(...page.items.map((user) => userRow(user, () => close(), onRemove)));
         cursor = page.nextCursor ?? null;
         more.hidden = !cursor;
         status.textContent = list.children.length ? "" : "No one yet.";

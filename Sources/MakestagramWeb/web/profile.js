@@ -19,6 +19,33 @@ export function profileView(root, { params, logOut, live, navigate }) {
 
   replace(root, h("div.spinner", { "aria-label": "Loading profile" }));
 
+  /** The follower count, opening the list of followers: your own, each with a Remove button the count follows. */
+  function followersButton(profile) {
+    const count = h("strong");
+    const word = document.createTextNode("");
+    const render = () => {
+      count.textContent = profile.followerCount.toLocaleString();
+      word.textContent = ` ${profile.followerCount === 1 ? "follower" : "followers"}`;
+    };
+    const removed = () => {
+      profile.followerCount = Math.max(0, profile.followerCount - 1);
+      render();
+    };
+    render();
+    return h(
+      "button.text-button",
+      {
+        type: "button",
+        onclick: () =>
+          showUserList("Followers", `/users/${username}/followers`, {
+            onRemove: store.me?.id === profile.id ? removed : null,
+          }),
+      },
+      count,
+      word,
+    );
+  }
+
   function counts(profile) {
     return h(
       "ul.counts",
@@ -29,16 +56,7 @@ export function profileView(root, { params, logOut, live, navigate }) {
         h("strong", {}, profile.postCount.toLocaleString()),
         ` ${profile.postCount === 1 ? "post" : "posts"}`,
       ),
-      h(
-        "li",
-        {},
-        h(
-          "button.text-button",
-          { type: "button", onclick: () => showUserList("Followers", `/users/${username}/followers`) },
-          h("strong", {}, profile.followerCount.toLocaleString()),
-          ` ${profile.followerCount === 1 ? "follower" : "followers"}`,
-        ),
-      ),
+      h("li", {}, followersButton(profile)),
       h(
         "li",
         {},
