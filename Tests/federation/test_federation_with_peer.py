@@ -834,6 +834,15 @@ def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_follower
     assert kept["caption"] == "Lou for followers" and kept["image"].get("altText") == "A rocket"
     assert requests.get(f"{v1}/posts/{kept['id']}", headers=nia, timeout=10).status_code == 404
 
+    # moe's comment is a reply there, for his followers and lou, not public.
+    start = len(peer.received()["received"])
+    assert requests.post(f"{v1}/posts/{kept['id']}/comments", headers=moe, json={"text": "Lovely"},
+                         timeout=30).status_code == 201
+    replies = eventually(lambda: [c["activity"]["object"] for c in received_of(peer, "Create", start)
+                                  if c["activity"]["object"].get("inReplyTo")])
+    assert replies[0]["to"] == ["http://mk-a.test/users/moe/followers"], replies[0]
+    assert replies[0]["cc"] == ["http://peer.test/users/lou"], replies[0]
+
     # lou unlocks (a new document, with a new key): the next thing she sends makes this server read it again.
     peer.person("lou", "Lou Locked", locked=False)
     update = {"id": activity_id("update"), "type": "Update", "actor": "http://peer.test/users/lou",

@@ -92,13 +92,16 @@ extension Federation {
             // A comment here on a post from elsewhere is a reply there.
             guard let (note, author) = try await remoteTarget(comment.postId, by: comment.author.id) else { return [] }
             let actor = actorURI(comment.author.username)
+            // A reply to someone private here (whose posts are for their followers) is not public either: it goes to
+            // the replier's followers and the people it names, as Mastodon's followers-only replies do.
+            let guarded = try await store.profile(id: author.userID, viewer: author.userID)?.isPrivate ?? true
             let mentioned = await mentioned(in: comment.text).filter { $0.uri != author.uri }
             let reply: JSONObject = [
                 "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
                 "inReplyTo": note, "content": html(comment.text, elsewhere: [author] + mentioned),
                 "published": ActivityStreams.isoDate(comment.createdAt),
-                "to": [ActivityStreams.publicAudience],
-                "cc": [author.uri, "\(actor)/followers"] + mentioned.map(\.uri),
+                "to": guarded ? ["\(actor)/followers"] : [ActivityStreams.publicAudience],
+                "cc": (guarded ? [author.uri] : [author.uri, "\(actor)/followers"]) + mentioned.map(\.uri),
                 "tag": mentionTags(of: comment.text, elsewhere: [author] + mentioned),
             ]
             let activity = create(reply)
@@ -142,8 +145,8 @@ extension Federation {
                 let followID = try await store.inboundFollow(actor: follower, target: followee)
             {
                 // A remote person's follow ended here, not by their Undo (which forgets their Follow first): the
-                // person they followed blocked them or their server. Reject, so that their server stops counting it
-                // and stops showing them what it still receives for others there.
+                // person they followed removed them, or blocked them or their server. Reject, so that their server
+                // stops counting it and stops showing them what it still receives for others there.
                 return [answer("Reject", to: remote, followID: followID, from: local.summary)]
             }
             return []
