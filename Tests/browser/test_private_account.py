@@ -56,7 +56,11 @@ def test_go_private_ask_to_follow_and_approve_from_activity(browsers, sign_up):
     owner.open(f"/u/{alice.username}")
     owner.wait_until(lambda: "1 follower" in owner.text(".counts"))
     owner.click(".counts li:nth-child(2) button")
-    owner.wait_for(f'dialog[open] button[aria-label="Remove {bob.username} from your followers"]').click()
+    remove = owner.wait_for(f'dialog[open] button[aria-label="Remove {bob.username} from your followers"]')
+    found = owner.accessibility_violations()
+    assert found == [], found
+    owner.screenshot("followers-remove-phone")
+    remove.click()
     owner.wait_until(lambda: not owner.find_all(f'dialog[open] a[href="/u/{bob.username}"]'))
     owner.wait_until(lambda: "0 followers" in owner.text(".counts"))
     assert alice.api("GET", f"/users/{alice.username}")["followerCount"] == 0
