@@ -33,9 +33,13 @@ public final class LiveHub: Service {
     private let connectionsGauge = Gauge(label: "makestagram_live_connections")
     private let deliveries = Counter(label: "makestagram_live_events_total")
 
-    /// A hub that fans out what `bus` publishes.
-    public init(bus: any EventBus) {
+    /// Whether a user's account is private (from the store's memory).
+    let isPrivate: @Sendable (Int64) -> Bool
+
+    /// A hub that fans out what `bus` publishes; `isPrivate` tells it whose posts are for their followers only.
+    public init(bus: any EventBus, isPrivate: @escaping @Sendable (Int64) -> Bool = { _ in false }) {
         self.bus = bus
+        self.isPrivate = isPrivate
     }
 
     /// Fans out events until the bus ends or the server shuts down.
@@ -221,6 +225,13 @@ public final class LiveHub: Service {
                 LiveDelivery(
                     postID: postID, version: version,
                     message: .photoChanged(LivePhotoChanged(postId: postID, version: version))))
+        case .followChanged(let follower, let followee, false) where isPrivate(followee):
+            // A private account's follower no more (they unfollowed, or its owner removed them): their screens showing
+            // its posts load again, and subscribe again (which refuses those they may no longer read).
+            for connection in connections(of: [follower]) where connection.watchesPosts(by: followee) {
+                connection.close(
+                    code: LiveCloseCode.resync, reason: "you no longer follow a private account; load again")
+            }
         case .followChanged, .muteChanged, .blockChanged(_, _, false):
             // Nothing on screen shows follows or mutes live; the next timeline read has the change. An unblock
             // restores nothing.

@@ -234,6 +234,8 @@ public final class PostgresStore: Store, Service {
 
     public var privateUsers: HiddenUsersSummary { caches.privateUsers.summary }
 
+    public func accountIsPrivate(_ user: Int64) -> Bool { caches.privateUsers.contains(user) }
+
     /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
     func hiddenNames(_ connection: PostgresConnection, for viewer: Int64) async throws -> Set<String> {
         Visibility.hiddenNames(global: hiddenNames, partners: try await blockPartners(connection, of: viewer))

@@ -78,6 +78,8 @@ public struct SQLiteStore: Store {
 
     public var privateUsers: HiddenUsersSummary { database.caches.privateUsers.summary }
 
+    public func accountIsPrivate(_ user: Int64) -> Bool { database.caches.privateUsers.contains(user) }
+
     /// The names `viewer` may not see in likers previews and comments (``Visibility/hiddenNames(global:partners:)``).
     func hiddenNames(_ db: Database, for viewer: Int64) throws -> Set<String> {
         Visibility.hiddenNames(global: hiddenNames, partners: try blockPartners(db, of: viewer))

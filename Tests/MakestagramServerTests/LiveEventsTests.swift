@@ -275,6 +275,26 @@ import Testing
         }
     }
 
+    @Test func aFollowerRemovedByAPrivateAccountLoadsAgainAndSeesItsPostsNoMore() async throws {
+        try await withPost { client, port, users, post in
+            let (alice, bob) = (users[0], users[1])
+            let _: UserProfile = try await client.call(.patch, "/api/v1/me", as: alice, json: ["isPrivate": true])
+            let _: FollowState = try await client.call(.put, "/api/v1/users/alice/follow", as: bob)
+            let approved = try await client.send(.post, "/api/v1/me/follow-requests/bob/approve", as: alice)
+            #expect(approved.status == .noContent)
+            let bobs = try await LiveClient.connect(port: port, token: bob.token)
+            let (subscribed, _) = try await bobs.subscribe([post.id])
+            #expect(subscribed.posts == [post.id])
+
+            #expect(try await client.send(.delete, "/api/v1/me/followers/bob", as: alice).status == .noContent)
+            let frame = try await bobs.closed.value
+            #expect(frame?.closeCode == .unknown(LiveCloseCode.resync))
+            let again = try await LiveClient.connect(port: port, token: bob.token)
+            let (refused, _) = try await again.subscribe([post.id])
+            #expect(refused.posts.isEmpty && refused.unavailable == [post.id])
+        }
+    }
+
     @Test func loggingOutClosesTheSocket() async throws {
         try await withPost { client, port, users, _ in
             let bob = users[1]

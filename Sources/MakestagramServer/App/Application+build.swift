@@ -111,7 +111,7 @@ func buildApplication<S: Store>(
             maxUploadBytes: configuration.maxUploadBytes)
         try await DemoData(core: seeding).seed(logger: logger)
     }
-    let hub = LiveHub(bus: bus)
+    let hub = LiveHub(bus: bus, isPrivate: { store.accountIsPrivate($0) })
     let limits = ClientLimits(protection: protection, proxies: configuration.trustedProxies)
     let deletion = AccountDeletion(store: store, media: media, logger: logger)
     let core = Core(

@@ -67,6 +67,8 @@ public protocol PostStoring: Sendable {
     var mediaSigning: MediaSigning { get }
     /// Whether any account is private, and a number that grows whenever their files may have changed.
     var privateUsers: HiddenUsersSummary { get }
+    /// Whether `user`'s account is private, from memory (every instance keeps it through the change stream).
+    func accountIsPrivate(_ user: Int64) -> Bool
     /// The files of private accounts' posts (every photo and rendition): served only at signed URLs.
     func privateUsersMedia() async throws -> Set<String>
 
