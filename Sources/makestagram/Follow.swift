@@ -168,6 +168,36 @@ struct Requests: AsyncParsableCommand {
     }
 }
 
+/// `makestagram followers [USERNAME]`: who follows you (or someone), most recent first.
+struct Followers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List who follows you, most recent first (stop one with remove-follower), or who follows someone.")
+
+    @Argument(help: "Whose followers (yours if left out).") var username: String?
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await ClientContext.run(options) { context in
+            let client = context.app.client
+            let name: String
+            if let username {
+                name = (username.hasPrefix("@") ? String(username.dropFirst()) : username).lowercased()
+            } else {
+                name = try await client.me().username
+            }
+            var cursor: String?
+            var count = 0
+            repeat {
+                let page = try await client.followers(of: name, cursor: cursor, limit: 100)
+                for user in page.items { Output.line("  \(user.username) (\(user.displayName))") }
+                count += page.items.count
+                cursor = page.nextCursor
+            } while cursor != nil && count < 10_000
+            if count == 0 { Output.line(username == nil ? "Nobody follows you yet." : "Nobody follows \(name) yet.") }
+        }
+    }
+}
+
 /// `makestagram approve USERNAME`: they follow your private account from now on.
 struct Approve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Approve a request to follow you.")

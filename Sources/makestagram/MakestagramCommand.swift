@@ -34,8 +34,8 @@ struct MakestagramCommand: AsyncParsableCommand {
             CommandGroup(
                 name: "People",
                 subcommands: [
-                    Follow.self, Unfollow.self, Requests.self, Approve.self, Decline.self, RemoveFollower.self,
-                    Mute.self, Unmute.self,
+                    Follow.self, Unfollow.self, Followers.self, Requests.self, Approve.self, Decline.self,
+                    RemoveFollower.self, Mute.self, Unmute.self,
                     Block.self, Unblock.self, BlockServer.self, UnblockServer.self, Search.self, ActivityCommand.self,
                 ]),
             CommandGroup(name: "Moderation", subcommands: [Moderate.self]),

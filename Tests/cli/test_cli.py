@@ -154,7 +154,10 @@ def test_the_whole_flow_from_the_command_line(terminal, server):
     refused = ben.run("delete", str(post["id"]), ok=False)
     assert refused.returncode != 0 and "Only the author" in refused.stderr
     assert "Deleted post" in ann.run("delete", str(post["id"])).stdout
+    assert ben_name in ann.run("followers").stdout
+    assert ben_name in ben.run("followers", ann_name).stdout
     assert f"{ben_name} no longer follows you" in ann.run("remove-follower", ben_name).stdout
+    assert "Nobody follows you yet." in ann.run("followers").stdout
     assert "You follow" in ben.run("follow", ann_name).stdout, "a removed follower may follow again"
     assert "no longer follow" in ben.run("unfollow", ann_name).stdout
 
