@@ -888,3 +888,38 @@ def test_a_follower_blocked_or_removed_here_is_rejected_and_one_who_unfollows_is
     assert [reject["activity"]["object"]["id"] for reject in rejects] == [follows["carol"]["id"]], rejects
     assert rejects[0]["activity"]["actor"] == "http://mk-a.test/users/blair"
     assert requests.get(mk.base + "/api/v1/users/blair", headers=blair, timeout=10).json()["followerCount"] == 0
+
+
+def test_a_block_from_the_peer_is_a_block_here_and_its_undo_lifts_it(world):
+    """elke on the peer and gale here follow each other; elke blocks gale: the follows end both ways, and gale sees
+    nothing of elke (404), as a block here does; elke's Undo of the Block lifts it (the follows stay ended)."""
+    mk, peer = world["mk"], world["peer"]
+    peer.person("elke", "Elke Peer")
+    gale = mk.sign_up("gale")
+    v1 = mk.base + "/api/v1"
+    start = len(peer.received()["received"])
+    assert requests.put(f"{v1}/users/elke@peer.test/follow", headers=gale, timeout=30).status_code == 200
+    follow = eventually(lambda: received_of(peer, "Follow", start))[0]["activity"]
+    accept = {"id": activity_id("accept"), "type": "Accept", "actor": "http://peer.test/users/elke", "object": follow}
+    assert peer.send("elke", "http://mk-a.test/users/gale/inbox", accept)["status"] == 202
+    theirs = {"id": activity_id("follow"), "type": "Follow", "actor": "http://peer.test/users/elke",
+              "object": "http://mk-a.test/users/gale"}
+    assert peer.send("elke", "http://mk-a.test/users/gale/inbox", theirs)["status"] == 202
+    me = requests.get(f"{v1}/users/gale", headers=gale, timeout=10).json()
+    assert (me["followerCount"], me["followingCount"]) == (1, 1)
+
+    block = {"id": activity_id("block"), "type": "Block", "actor": "http://peer.test/users/elke",
+             "object": "http://mk-a.test/users/gale"}
+    assert peer.send("elke", "http://mk-a.test/users/gale/inbox", block)["status"] == 202
+    me = requests.get(f"{v1}/users/gale", headers=gale, timeout=10).json()
+    assert (me["followerCount"], me["followingCount"]) == (0, 0)
+    assert requests.get(f"{v1}/users/elke@peer.test", headers=gale, timeout=10).status_code == 404
+    assert requests.put(f"{v1}/users/elke@peer.test/follow", headers=gale, timeout=30).status_code == 404
+    nobody = {"id": activity_id("block"), "type": "Block", "actor": "http://peer.test/users/elke",
+              "object": "http://mk-a.test/users/nobody"}
+    assert peer.send("elke", "http://mk-a.test/inbox", nobody)["status"] == 404
+
+    undo = {"id": activity_id("undo"), "type": "Undo", "actor": "http://peer.test/users/elke", "object": block}
+    assert peer.send("elke", "http://mk-a.test/users/gale/inbox", undo)["status"] == 202
+    assert requests.get(f"{v1}/users/elke@peer.test", headers=gale, timeout=10).status_code == 200
+    assert requests.get(f"{v1}/users/gale", headers=gale, timeout=10).json()["followingCount"] == 0

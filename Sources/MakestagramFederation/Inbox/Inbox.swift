@@ -269,8 +269,15 @@ extension Federation {
             }
         case "Flag":
             try await flag(activity, actor: actor)
+        case "Block":
+            // Someone elsewhere blocks someone here: a block as one made here (the follows between them end, and
+            // neither sees nor reaches the other); the one blocked is not told, as here.
+            guard let target = Self.id(of: activity["object"]), let username = localUsername(ofActor: target),
+                try await store.profile(username: username, viewer: 0) != nil
+            else { throw InboxRefusal.notFound("the blocked actor is not on this server") }
+            _ = try await core.relationships.block(username, by: actor.userID, blocking: true)
         default:
-            return  // Accepted and not acted on: Announce, Add, Block and others this server does not take yet.
+            return  // Accepted and not acted on: Announce, Add and others this server does not take yet.
         }
     }
 
@@ -458,7 +465,7 @@ extension Federation {
         return nil
     }
 
-    /// Takes back a follow or like, given embedded or by id.
+    /// Takes back a follow or like, given embedded or by id, or a block, given embedded.
     func undo(_ object: Any?, actor: RemoteActor, origin: String) async throws {
         guard let objectID = Self.id(of: object) else { throw InboxRefusal.bad("Undo names nothing") }
         guard ActivityStreams.origin(of: objectID) == origin else {
@@ -501,6 +508,10 @@ extension Federation {
             let postID = known?.object ?? Self.id(of: embedded?["object"]).flatMap(localPostID)
             guard let postID else { return }
             _ = try await core.interactions.like(postID: postID, by: actor.userID, liked: false)
+        case (nil, "Block"):
+            // Undone blocks name what they blocked (an Undo of a Block by id alone names nothing known here).
+            guard let username = Self.id(of: embedded?["object"]).flatMap(localUsername(ofActor:)) else { return }
+            _ = try await core.relationships.block(username, by: actor.userID, blocking: false)
         default:
             return
         }
