@@ -131,7 +131,7 @@ public struct Post: Codable, Sendable, Equatable, Identifiable {
     /// A number that grows with every change to the post, so that clients can order updates.
     public var version: Int64
     /// For a post from another server, its page there ("see the original"); nil (absent from the JSON) for a post
-    /// from here. Given where one post is read (its page), not in feeds and grids.
+    /// from here.
     public var original: String?
 
     /// The post's first photo: its cover, the one a grid shows.

@@ -132,6 +132,25 @@ enum PostRows {
         }
     }
 
+    /// Fills in, for the posts from other servers, the address of each one's page there (``Post/original``), with one
+    /// statement for the list; posts of people here (whose names have no `@`) ask nothing.
+    static func withOriginals(_ connection: PostgresConnection, _ posts: [Post], logger: Logger) async throws -> [Post]
+    {
+        let ids = posts.filter { $0.author.username.utf8.contains(UInt8(ascii: "@")) }.map(\.id)
+        guard !ids.isEmpty else { return posts }
+        let rows = try await connection.query(
+            "SELECT post_id, coalesce(url, uri) FROM remote_posts WHERE post_id = ANY(\(ids)::bigint[])",
+            logger: logger)
+        var originals: [Int64: String] = [:]
+        for try await (id, original) in rows.decode((Int64, String).self) { originals[id] = original }
+        return posts.map { post in
+            guard let original = originals[post.id] else { return post }
+            var post = post
+            post.original = original
+            return post
+        }
+    }
+
     /// The posts among `ids` that exist, in no particular order.
     static func posts(
         _ connection: PostgresConnection, ids: [Int64], viewer: Int64, hiding hidden: Set<String>,
@@ -160,7 +179,8 @@ enum PostRows {
                 if let photos = more[posts[index].id] { posts[index].photos += photos.map(\.image) }
             }
         }
-        let complete = try await withRecentComments(connection, posts, hiding: hidden, logger: logger)
+        let complete = try await withOriginals(
+            connection, withRecentComments(connection, posts, hiding: hidden, logger: logger), logger: logger)
         return guarded.isEmpty ? complete : complete.map { guarded.contains($0.id) ? signing.signed($0) : $0 }
     }
 

@@ -385,7 +385,8 @@ extension PostgresStore {
                 guard isPrivate == true else { throw StoreError.forbidden }
             }
             let post = try await self.insertPost(
-                connection, fromUploads: ids, userID: userID, caption: caption, changes: changes)
+                connection, fromUploads: ids, userID: userID, caption: caption, changes: changes,
+                original: origin.url ?? origin.uri)
             try await connection.query(
                 """
                 INSERT INTO remote_posts (post_id, uri, url, followers_only)

@@ -89,7 +89,8 @@ extension PostgresStore {
 
     /// Posts the uploads `ids` of `userID`, forgetting them, within the transaction on `connection`.
     func insertPost(
-        _ connection: PostgresConnection, fromUploads ids: [Int64], userID: Int64, caption: String, changes: Changes
+        _ connection: PostgresConnection, fromUploads ids: [Int64], userID: Int64, caption: String, changes: Changes,
+        original: String? = nil
     ) async throws -> Post {
         var photos: [StoredPhoto] = []
         for id in ids {
@@ -104,7 +105,7 @@ extension PostgresStore {
         }
         guard !photos.isEmpty else { throw StoreError.notFound("media") }
         return try await Self.insertPost(
-            connection, NewPost(authorID: userID, caption: caption, photos: photos), signing: self.mediaSigning,
-            changes: changes, logger: logger)
+            connection, NewPost(authorID: userID, caption: caption, photos: photos), original: original,
+            signing: self.mediaSigning, changes: changes, logger: logger)
     }
 }

@@ -30,9 +30,11 @@ extension PostgresStore {
         }
     }
 
-    /// Inserts a post inside the current transaction and publishes it.
+    /// Inserts a post inside the current transaction and publishes it; `original`, for a post from another server,
+    /// is its page there (its origin is written after it, in the same transaction).
     static func insertPost(
-        _ connection: PostgresConnection, _ post: NewPost, signing: MediaSigning, changes: Changes, logger: Logger
+        _ connection: PostgresConnection, _ post: NewPost, original: String? = nil, signing: MediaSigning,
+        changes: Changes, logger: Logger
     )
         async throws -> Post
     {
@@ -61,11 +63,12 @@ extension PostgresStore {
         try await file(connection, postID: id, caption: post.caption, logger: logger)
         // A new post has no likers to hide.
         guard
-            let created = try await self.post(
+            var created = try await self.post(
                 connection, id: id, viewer: post.authorID, hiding: [], signing: signing, logger: logger)
         else {
             throw StoreError.notFound("post")
         }
+        created.original = original
         let audience = try await audience(connection, postID: id, logger: logger)
         changes.publish(.postCreated(post: created, audience: audience))
         return created

@@ -100,8 +100,32 @@ enum PostQuery {
             if row[25] as Bool { guarded.insert(post.id) }
             posts.append(post)
         }
-        let complete = try withRecentComments(db, withAlbumPhotos(db, posts, albums: albums), hiding: hidden)
+        let complete = try withOriginals(
+            db, withRecentComments(db, withAlbumPhotos(db, posts, albums: albums), hiding: hidden))
         return guarded.isEmpty ? complete : complete.map { guarded.contains($0.id) ? signing.signed($0) : $0 }
+    }
+
+    /// Fills in, for the posts from other servers, the address of each one's page there (``Post/original``), with one
+    /// statement for the list; posts of people here (whose names have no `@`) ask nothing.
+    static func withOriginals(_ db: Database, _ posts: [Post]) throws -> [Post] {
+        let remote = posts.filter { $0.author.username.utf8.contains(UInt8(ascii: "@")) }
+        guard !remote.isEmpty else { return posts }
+        let ids = "[" + remote.map { String($0.id) }.joined(separator: ",") + "]"
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(
+                sql: """
+                    SELECT post_id, coalesce(url, uri) FROM remote_posts
+                    WHERE post_id IN (SELECT value FROM json_each(:ids))
+                    """),
+            arguments: ["ids": ids])
+        var originals: [Int64: String] = [:]
+        while let row = try rows.next() { originals[row[0]] = row[1] }
+        return posts.map { post in
+            guard let original = originals[post.id] else { return post }
+            var post = post
+            post.original = original
+            return post
+        }
     }
 
     /// Fills in each post's newest comments with one statement for the whole list: per post, an index range scan

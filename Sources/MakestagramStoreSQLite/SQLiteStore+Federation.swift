@@ -315,7 +315,8 @@ extension SQLiteStore {
                     try Bool.fetchOne(db, sql: "SELECT is_private FROM users WHERE id = ?", arguments: [userID]) == true
                 else { throw StoreError.forbidden }
             }
-            let post = try insertPost(db, fromUploads: ids, userID: userID, caption: caption)
+            let post = try insertPost(
+                db, fromUploads: ids, userID: userID, caption: caption, original: origin.url ?? origin.uri)
             try db.execute(
                 sql: "INSERT INTO remote_posts (post_id, uri, url, followers_only) VALUES (?, ?, ?, ?)",
                 arguments: [post.id, origin.uri, origin.url, origin.followersOnly])

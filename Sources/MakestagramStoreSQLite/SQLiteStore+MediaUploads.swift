@@ -70,7 +70,9 @@ extension SQLiteStore {
     }
 
     /// Posts the uploads `ids` of `userID`, forgetting them, within the transaction of `db`.
-    func insertPost(_ db: Database, fromUploads ids: [Int64], userID: Int64, caption: String) throws -> Post {
+    func insertPost(
+        _ db: Database, fromUploads ids: [Int64], userID: Int64, caption: String, original: String? = nil
+    ) throws -> Post {
         var photos: [StoredPhoto] = []
         for id in ids {
             guard
@@ -81,6 +83,6 @@ extension SQLiteStore {
             photos.append(Self.upload(row))
         }
         guard !photos.isEmpty else { throw StoreError.notFound("media") }
-        return try insertPost(db, NewPost(authorID: userID, caption: caption, photos: photos))
+        return try insertPost(db, NewPost(authorID: userID, caption: caption, photos: photos), original: original)
     }
 }

@@ -21,8 +21,9 @@ extension SQLiteStore {
         try await write { db in try insertPost(db, post) }
     }
 
-    /// Inserts a post inside the current transaction and publishes it.
-    func insertPost(_ db: Database, _ post: NewPost) throws -> Post {
+    /// Inserts a post inside the current transaction and publishes it; `original`, for a post from another server,
+    /// is its page there (its origin is written after it, in the same transaction).
+    func insertPost(_ db: Database, _ post: NewPost, original: String? = nil) throws -> Post {
         try db.execute(
             sql: """
                 INSERT INTO posts (author_id, caption, width, height, full_file, full_width, full_height,
@@ -51,10 +52,12 @@ extension SQLiteStore {
                 ])
         }
         try Self.file(db, postID: id, caption: post.caption)
-        guard let created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames, signing: mediaSigning)
+        guard
+            var created = try Self.post(db, id: id, viewer: post.authorID, hiding: hiddenNames, signing: mediaSigning)
         else {
             throw StoreError.notFound("post")
         }
+        created.original = original
         let audience = try Self.audience(db, postID: created.id)
         try publishOnCommit(db, .postCreated(post: created, audience: audience))
         return created

@@ -204,6 +204,10 @@ import Testing
             #expect(try await store.remotePostURI(of: post.id)?.url == "http://peer.test/@bob/1")
             #expect(try await store.remotePost(uri: "http://peer.test/notes/1") == post.id)
             #expect(try await store.remoteMedia(file: "a2.jpg")?.source == "http://peer.test/a.jpg")
+            // Wherever the post is read, it links to its page there.
+            #expect(post.original == "http://peer.test/@bob/1")
+            #expect(try await store.post(id: post.id, viewer: bob.userID)?.original == "http://peer.test/@bob/1")
+            #expect(try await store.posts(ids: [post.id], viewer: 0).map(\.original) == ["http://peer.test/@bob/1"])
 
             // A second delivery of the same Note makes nothing and leaves its uploads as they were.
             let second = try await Self.upload("b", by: bob.userID, on: store)
@@ -214,6 +218,19 @@ import Testing
             #expect(try await store.remoteMedia(file: "b1.jpg") == nil)
             let posts = try await store.posts(username: bob.username, viewer: bob.userID, page: PageRequest(limit: 5))
             #expect(posts?.items.map(\.id) == [post.id])
+
+            // A Note with no page of its own links to its id; a post from here links nowhere.
+            let third = try await Self.upload("c", by: bob.userID, on: store)
+            let bare = try #require(
+                try await store.createRemotePost(
+                    fromUploads: [third], userID: bob.userID, caption: "no page",
+                    origin: RemotePostOrigin(
+                        uri: "http://peer.test/notes/2", url: nil, photos: [("http://peer.test/c.jpg", ["c1.jpg"])])))
+            #expect(try await store.post(id: bare.id, viewer: 0)?.original == "http://peer.test/notes/2")
+            let alice = try await store.createUser(NewUser(username: "alice", displayName: "Alice", passwordHash: "x"))
+            let upload = try await Self.upload("d", by: alice.id, on: store)
+            let local = try await store.createPost(fromUploads: [upload], userID: alice.id, caption: "here")
+            #expect(try await store.post(id: local.id, viewer: 0)?.original == nil)
         }
     }
 

@@ -49,9 +49,11 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
     assert len(arrived) == 1, "once"
     post = arrived[0]
     assert post["caption"] == "Weekend #album"
-    assert "original" not in post, "feeds leave it out"
+    assert post["original"] == f"http://mk-a.test/p/{original['id']}", "its page on mk-a, in the feed"
     shown = requests.get(f"{b1}/posts/{post['id']}", headers=bea, timeout=10).json()
-    assert shown["original"] == f"http://mk-a.test/p/{original['id']}", "its page on mk-a"
+    assert shown["original"] == f"http://mk-a.test/p/{original['id']}", "and on its own"
+    mine = requests.get(f"{a1}/posts/{original['id']}", headers=alice, timeout=10).json()
+    assert "original" not in mine, "a post from here has none"
     assert [photo.get("altText") for photo in post["photos"]] == [
         "A cat on a sofa", None, "An astronaut above the Earth"]
     for photo in post["photos"]:

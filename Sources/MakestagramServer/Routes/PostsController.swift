@@ -92,11 +92,8 @@ struct PostsController<S: Store>: Sendable {
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> WrittenJSON {
         let user = try context.requireUser()
-        guard var post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
+        guard let post = try await store.post(id: try context.id("id", of: "post"), viewer: user.id) else {
             throw APIError.notFound("post")
-        }
-        if Limits.isRemoteUsername(post.author.username), let remote = try await store.remotePostURI(of: post.id) {
-            post.original = remote.url ?? remote.uri
         }
         return post.written(for: user.id)
     }
