@@ -55,6 +55,12 @@ def test_following_someone_on_another_server_from_the_web_client(pair):
         assert image.get_attribute("src").startswith(mk_b.base + "/media/")
         assert "alice@mk-a.test" in browser.text("main") and "From mk-a" in browser.text("main")
         browser.screenshot("federated-post-in-feed")
+        # Its card's menu links to the original on mk-a.
+        browser.click("article .more")
+        link = browser.wait_for("dialog a.original-link")
+        assert link.text == "See the original on mk-a.test"
+        assert link.get_attribute("href").startswith("http://mk-a.test/p/")
+        assert link.get_attribute("target") == "_blank" and "noopener" in link.get_attribute("rel")
         # Its page here links to the original on mk-a.
         timeline = requests.get(mk_b.base + "/api/v1/timeline", headers={"Authorization": "Bearer " + bea.token},
                                 timeout=10).json()["items"]

@@ -1,9 +1,10 @@
-// A post's "…" menu and the dialogs it opens: go to the post, copy its link, edit its caption or a photo's alt text,
+// A post's "…" menu and the dialogs it opens: go to the post (and, for one from another server, its original
+// there), copy its link, edit its caption or a photo's alt text,
 // hide its like count, delete it (its author), or report it (anyone else).
 
 import { limits } from "./constants.js";
 import { h, toast, openDialog, confirmDialog, textDialog } from "./dom.js";
-import { store } from "./posts.js";
+import { store, originalURL } from "./posts.js";
 import { photosOf } from "./carousel.js";
 import { reportPost } from "./report.js";
 
@@ -41,15 +42,22 @@ function editCaption(id) {
 }
 
 /**
- * The "…" menu of post `id`: open, copy the link, edit (own posts: the caption, the alt text of the photo shown,
+ * The "…" menu of post `id`: open (here, and its original on another server), copy the link, edit (own posts: the caption, the alt text of the photo shown,
  * `photo`, and whether others see the like count), delete (own posts) or report (others').
  */
 export function postMenu(id, { mine, navigate, photo = 0 }) {
+  const original = originalURL(store.view(id));
   openDialog("Post options", (close) =>
     h(
       "div.menu",
       {},
       h("a.menu-item", { href: `/p/${id}`, onclick: () => close() }, "Go to post"),
+      original &&
+        h(
+          "a.menu-item.original-link",
+          { href: original.href, rel: "nofollow noopener noreferrer", target: "_blank", onclick: () => close() },
+          `See the original on ${original.host}`,
+        ),
       h(
         "button.menu-item",
         {

@@ -2,7 +2,7 @@
 
 import { api } from "./api.js";
 import { h, icon, replace, toast, emptyState } from "./dom.js";
-import { store } from "./posts.js";
+import { store, originalURL } from "./posts.js";
 import { postCard, commentItem } from "./card.js";
 
 export function postView(root, { params, live, navigate }) {
@@ -71,7 +71,7 @@ export function postView(root, { params, live, navigate }) {
     const form = card.element.querySelector(".comment-form");
     form.before(h("h2.visually-hidden", {}, "Comments"), comments, more, status);
     // A post from another server links to its page there (only a web address is ever a link).
-    const original = /^https?:\/\//.test(post.original ?? "") && new URL(post.original);
+    const original = originalURL(post);
     if (original) {
       card.element.querySelector(".caption-line")?.after(
         h(

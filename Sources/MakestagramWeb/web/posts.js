@@ -50,6 +50,16 @@ export function photoAlt(post, index = 0) {
     : `Photo ${index + 1} of ${photos.length} by ${post.author.username}, no description`;
 }
 
+/** For a post from another server, the address of its page there (only a web address, never another scheme). */
+export function originalURL(post) {
+  if (!/^https?:\/\//.test(post?.original ?? "")) return null;
+  try {
+    return new URL(post.original);
+  } catch {
+    return null;
+  }
+}
+
 export const store = {
   /** The logged-in user (for the likers line). */
   me: null,
