@@ -437,15 +437,16 @@ extension PostgresStore {
         }
     }
 
-    public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
-        try await read { [logger] connection in
-            guard
-                let row = try await connection.query(
-                    "SELECT uri, url FROM remote_posts WHERE post_id = \(post)", logger: logger
-                ).collect().first
-            else { return nil }
-            let (uri, url) = try row.decode((String, String?).self)
-            return (uri, url)
+    public func remotePostURIs(of posts: [Int64]) async throws -> [Int64: (uri: String, url: String?)] {
+        guard !posts.isEmpty else { return [:] }
+        return try await read { [logger] connection in
+            var found: [Int64: (uri: String, url: String?)] = [:]
+            for try await (id, uri, url) in try await connection.query(
+                "SELECT post_id, uri, url FROM remote_posts WHERE post_id = ANY(\(posts)::bigint[])", logger: logger
+            ).decode((Int64, String, String?).self) {
+                found[id] = (uri, url)
+            }
+            return found
         }
     }
 

@@ -368,11 +368,16 @@ extension SQLiteStore {
         }
     }
 
-    public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT uri, url FROM remote_posts WHERE post_id = ?", arguments: [post]).map {
-                ($0["uri"], $0["url"])
-            }
+    public func remotePostURIs(of posts: [Int64]) async throws -> [Int64: (uri: String, url: String?)] {
+        guard !posts.isEmpty else { return [:] }
+        return try await read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT post_id, uri, url FROM remote_posts WHERE post_id IN (SELECT value FROM json_each(?))",
+                arguments: ["[" + posts.map(String.init).joined(separator: ",") + "]"])
+            var found: [Int64: (uri: String, url: String?)] = [:]
+            while let row = try rows.next() { found[row[0]] = (row[1], row[2]) }
+            return found
         }
     }
 

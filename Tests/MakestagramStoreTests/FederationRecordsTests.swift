@@ -231,6 +231,10 @@ import Testing
             let upload = try await Self.upload("d", by: alice.id, on: store)
             let local = try await store.createPost(fromUploads: [upload], userID: alice.id, caption: "here")
             #expect(try await store.post(id: local.id, viewer: 0)?.original == nil)
+            let origins = try await store.remotePostURIs(of: [post.id, bare.id, local.id])
+            #expect(origins.keys.sorted() == [post.id, bare.id].sorted())
+            #expect(origins[bare.id]?.uri == "http://peer.test/notes/2" && origins[bare.id]?.url == nil)
+            #expect(try await store.remotePostURIs(of: []).isEmpty)
         }
     }
 

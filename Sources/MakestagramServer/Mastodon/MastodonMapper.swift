@@ -89,10 +89,8 @@ struct MastodonMapper<S: Store>: Sendable {
     func statuses(_ posts: [Post]) async throws -> [Mastodon.Status] {
         let profiles = try await profiles(posts.map(\.author.id))
         // A post from another server is known by its ActivityPub id, and links to its page there.
-        var remote: [Int64: (uri: String, url: String?)] = [:]
-        for post in posts where Limits.isRemoteUsername(post.author.username) {
-            remote[post.id] = try await store.remotePostURI(of: post.id)
-        }
+        let remote = try await store.remotePostURIs(
+            of: posts.filter { Limits.isRemoteUsername($0.author.username) }.map(\.id))
         let mentioned = try await mentions(in: posts.map(\.caption))
         return posts.compactMap { post in
             profiles[post.author.id].map {

@@ -290,8 +290,8 @@ public protocol FederationStoring: Sendable {
     func remotePost(uri: String) async throws -> Int64?
     /// Which of `posts` came from other servers.
     func remotePosts(among posts: [Int64]) async throws -> Set<Int64>
-    /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
-    func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)?
+    /// The id and page of the remote `Note` that each of `posts` shows, by post; posts made here are left out.
+    func remotePostURIs(of posts: [Int64]) async throws -> [Int64: (uri: String, url: String?)]
 
     /// The photos from other servers whose files are here, the longest kept first.
     func keptRemoteMedia() async throws -> [RemoteMedia]
@@ -350,6 +350,11 @@ extension FederationStoring {
         -> Bool
     {
         try await queueDeliveries(deliveries, farewells: [], consumer: consumer, batch: batch, taking: nil) != nil
+    }
+
+    /// The id and page of the remote `Note` that local post `post` shows; nil for a post made here.
+    public func remotePostURI(of post: Int64) async throws -> (uri: String, url: String?)? {
+        try await remotePostURIs(of: [post])[post]
     }
 
     /// Records how attempts at deliveries ended (``finishDeliveries(_:servers:)``), saying nothing of their servers.
