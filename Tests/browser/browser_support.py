@@ -101,6 +101,10 @@ class Browser:
     def wait_for(self, selector: str, timeout: float = 15):
         return WebDriverWait(self.driver, timeout).until(EC.visibility_of_element_located((By.CSS_SELECTOR, selector)))
 
+    def wait_present(self, selector: str, timeout: float = 15):
+        """Waits for an element to be in the page, shown or not (a file input is hidden behind its label)."""
+        return WebDriverWait(self.driver, timeout).until(EC.presence_of_element_located((By.CSS_SELECTOR, selector)))
+
     def wait_until(self, condition, timeout: float = 15, message: str = ""):
         """Waits for `condition`; an element it read that the page has just redrawn (a live update replacing it)
         counts as "not yet", not as a failure."""

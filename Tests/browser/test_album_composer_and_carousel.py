@@ -112,7 +112,7 @@ def test_cancel_stops_an_album_half_way_and_nothing_is_published(browsers, sign_
     browser = browsers()
     browser.log_in(alice)
     browser.open("/new")
-    browser.find("#photo-input").send_keys(str(PHOTOS / "rocket.jpg") + "\n" + str(PHOTOS / "phone-gps-rotated.jpg"))
+    browser.wait_present("#photo-input").send_keys(str(PHOTOS / "rocket.jpg") + "\n" + str(PHOTOS / "phone-gps-rotated.jpg"))
     browser.wait_until(lambda: len(browser.find_all(".photo-item")) == 2)
     # A slow connection: the second photo (0.9 MB) takes some twenty seconds.
     browser.driver.execute_cdp_cmd("Network.enable", {})

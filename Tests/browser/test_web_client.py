@@ -282,7 +282,7 @@ def test_a_bad_upload_shows_a_clear_error(browsers, sign_up, tmp_path):
     browser.log_in(person)
     browser.open("/new")
     # Text named .jpg: read by its first bytes as the server would, and refused at once, before any upload.
-    browser.find("#photo-input").send_keys(str(PHOTOS / "not-an-image.jpg"))
+    browser.wait_present("#photo-input").send_keys(str(PHOTOS / "not-an-image.jpg"))
     browser.wait_until(lambda: "isn't a photo" in browser.text("#upload-error"))
     assert browser.find("button[type=submit]").get_attribute("disabled") is not None, "a refused file is let go"
     assert not browser.find_all(".preview-fallback"), "no word of a HEIC conversion for a file that is no photo"
@@ -466,7 +466,7 @@ def test_cancel_stops_an_upload_half_way_and_nothing_is_published(browsers, sign
     browser = browsers()
     browser.log_in(alice)
     browser.open("/new")
-    browser.find("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
+    browser.wait_present("#photo-input").send_keys(str(PHOTOS / "phone-gps-rotated.jpg"))
     browser.wait_for(".preview-image")
     # A slow connection: about 40 KB a second up, so the 0.9 MB photo takes some twenty seconds.
     browser.driver.execute_cdp_cmd("Network.enable", {})
