@@ -88,6 +88,17 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
                           timeout=30).status_code == 200
     assert eventually(lambda: requests.get(f"{b1}/posts/{post['id']}", headers=bea,
                                            timeout=10).json().get("caption") == "Edited #album")
+    # Her alt texts too, photo by photo: one given, one taken away.
+    for photo, alt in ((2, "A rocket on its pad"), (1, "")):
+        assert requests.patch(f"{a1}/posts/{original['id']}", headers=alice, json={"altText": alt, "photo": photo},
+                              timeout=30).status_code == 200
+
+    def alt_texts_on_b():
+        shown = requests.get(f"{b1}/posts/{post['id']}", headers=bea, timeout=10).json()
+        return [photo.get("altText") for photo in shown["photos"]], shown["caption"]
+    assert eventually(lambda: alt_texts_on_b()[0] == [None, "A rocket on its pad", "An astronaut above the Earth"]), \
+        alt_texts_on_b()
+    assert alt_texts_on_b()[1] == "Edited #album"
     assert requests.delete(f"{a1}/posts/{original['id']}", headers=alice, timeout=30).status_code == 204
     assert eventually(lambda: requests.get(f"{b1}/posts/{post['id']}", headers=bea,
                                            timeout=10).status_code == 404)

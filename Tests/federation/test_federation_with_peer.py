@@ -834,6 +834,22 @@ def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_follower
     assert kept["caption"] == "Lou for followers" and kept["image"].get("altText") == "A rocket"
     assert requests.get(f"{v1}/posts/{kept['id']}", headers=nia, timeout=10).status_code == 404
 
+    # lou edits her caption and her photo's alt text there: both follow. An alt text the rules here refuse (a NUL)
+    # leaves the photo's as it was, and the caption still follows.
+    def edit(caption: str, alt: str) -> int:
+        note = dict(sent[2]["object"], content=f"<p>{caption}</p>")
+        note["attachment"] = [dict(note["attachment"][0], name=alt)]
+        update = {"id": activity_id("update"), "type": "Update", "actor": "http://peer.test/users/lou", "object": note}
+        return peer.send("lou", "http://mk-a.test/inbox", update)["status"]
+
+    def shown() -> tuple[str, str]:
+        post = requests.get(f"{v1}/posts/{kept['id']}", headers=moe, timeout=10).json()
+        return post["caption"], post["image"].get("altText")
+    assert edit("Lou, edited", "A red rocket on its pad") == 202
+    assert shown() == ("Lou, edited", "A red rocket on its pad")
+    assert edit("Lou, edited again", "A rocket\u0000") == 202
+    assert shown() == ("Lou, edited again", "A red rocket on its pad")
+
     # moe's comment is a reply there, for his followers and lou, not public.
     start = len(peer.received()["received"])
     assert requests.post(f"{v1}/posts/{kept['id']}/comments", headers=moe, json={"text": "Lovely"},

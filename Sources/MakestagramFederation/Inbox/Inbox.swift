@@ -265,7 +265,9 @@ extension Federation {
             {
                 let caption = Self.clipped(
                     text(ofContent: object["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
-                _ = try await core.posting.edit(postID: post, by: actor.userID, caption: caption, hideLikeCount: nil)
+                let edited = try await core.posting.edit(
+                    postID: post, by: actor.userID, caption: caption, hideLikeCount: nil)
+                try await updateAltTexts(of: edited, from: object, actor: actor)
             }
         case "Flag":
             try await flag(activity, actor: actor)
@@ -332,15 +334,7 @@ extension Federation {
         let followersOnly = !isPublic
         if followersOnly && !author.isPrivate { return }
         if try await store.remotePost(uri: id) != nil { return }
-        let images = (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
-            let type = attachment["type"] as? String
-            let media = attachment["mediaType"] as? String ?? ""
-            return type == "Image" || (type == "Document" && media.hasPrefix("image/"))
-        }.prefix(core.maxPhotosPerPost).compactMap { image -> RemotePhoto? in
-            guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { return nil }
-            let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
-            return RemotePhoto(link: link, url: url, alt: alt)
-        }
+        let images = photos(of: note)
         guard !images.isEmpty else { return }
         let caption = Self.clipped(
             text(ofContent: note["content"] as? String ?? ""), to: Limits.captionLength.upperBound)
@@ -353,6 +347,40 @@ extension Federation {
         try await notesBeingKept.run(NoteKey(actor: actor.userID, id: id)) {
             try await self.keepNew(
                 id: id, images: images, caption: caption, page: page, followersOnly: followersOnly, actor: actor)
+        }
+    }
+
+    /// The photos of a Note this server keeps, in its order: its images (at most as many as a post here holds) with
+    /// their alt text.
+    func photos(of note: JSONObject) -> [RemotePhoto] {
+        (note["attachment"] as? [JSONObject] ?? []).filter { attachment in
+            let type = attachment["type"] as? String
+            let media = attachment["mediaType"] as? String ?? ""
+            return type == "Image" || (type == "Document" && media.hasPrefix("image/"))
+        }.prefix(core.maxPhotosPerPost).compactMap { image -> RemotePhoto? in
+            guard let link = Self.mediaURL(image["url"]), let url = URL(string: link) else { return nil }
+            let alt = (image["name"] as? String).map { Self.clipped($0, to: Limits.altTextLength.upperBound) }
+            return RemotePhoto(link: link, url: url, alt: alt)
+        }
+    }
+
+    /// Follows the alt texts of an `Update` of a kept post's Note, photo by photo in order, when it names as many
+    /// photos as were kept (photos added or taken away there are not followed: which is which is not known). Each
+    /// change goes through the same use case as an edit here; one the rules refuse (a control character) leaves that
+    /// photo's alt text as it was and the others are still followed.
+    func updateAltTexts(of post: Post, from note: JSONObject, actor: RemoteActor) async throws {
+        let images = photos(of: note)
+        guard images.count == post.photos.count else { return }
+        for (index, (image, photo)) in zip(images, post.photos).enumerated() {
+            let alt = image.alt?.isEmpty == false ? image.alt : nil
+            guard alt != photo.altText else { continue }
+            do {
+                _ = try await core.posting.edit(
+                    postID: post.id, by: actor.userID, caption: nil, hideLikeCount: nil, altText: alt ?? "",
+                    photo: index)
+            } catch UseCaseError.invalidField {
+                continue
+            }
         }
     }
 
