@@ -285,6 +285,13 @@ def test_a_private_account_s_posts_reach_its_followers_on_the_other_server_and_n
                                            timeout=10).json().get("caption") == "Edited, for followers")
     assert requests.get(f"{b1}/posts/{post['id']}", headers=cato, timeout=10).status_code == 404
 
+    # bree's comment reaches pia's post on mk-a: a reply for bree's followers and pia, not public, and a comment
+    # there all the same, since only pia's followers see the post.
+    assert requests.post(f"{b1}/posts/{post['id']}/comments", headers=bree, json={"text": "Only for us"},
+                         timeout=30).status_code == 201
+    assert eventually(lambda: [c["text"] for c in requests.get(f"{a1}/posts/{original['id']}/comments", headers=pia,
+                                                                timeout=10).json()["items"]] == ["Only for us"])
+
     # pia turns public: mk-b learns it, and the post for her followers only goes before anyone else could see it.
     assert requests.patch(a1 + "/me", headers=pia, json={"isPrivate": False}, timeout=30).status_code == 200
     assert eventually(lambda: requests.get(b1 + "/users/pia@mk-a.test", headers=cato,

@@ -165,6 +165,16 @@ def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
     undo = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/bob", "object": other_id}
     assert peer.send("bob", "http://mk-a.test/inbox", undo)["status"] == 202
 
+    # A reply for bob's followers, or for alice alone, is not a comment: everyone who sees the post would read it.
+    for to, cc in ((["http://peer.test/users/bob/followers"], ["http://mk-a.test/users/alice"]),
+                   (["http://mk-a.test/users/alice"], [])):
+        narrow_id = f"http://peer.test/notes/{uuid.uuid4()}"
+        narrow = {"id": narrow_id + "/activity", "type": "Create", "actor": "http://peer.test/users/bob",
+                  "object": {**reply, "id": narrow_id, "content": "<p>Just between us</p>", "to": to, "cc": cc}}
+        assert peer.send("bob", "http://mk-a.test/inbox", narrow)["status"] == 202
+    comments = requests.get(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, timeout=10).json()
+    assert [c["text"] for c in comments["items"]] == ["What a lovely cat & sofa"]
+
     # Carol cannot delete bob's reply; bob can.
     forged = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/carol",
               "object": note_id}

@@ -301,7 +301,10 @@ extension Federation {
         }
     }
 
-    /// A reply to a local post becomes a comment by its author.
+    /// A reply to a local post becomes a comment by its author, when everyone who sees the post may read it: a public
+    /// reply, or one to a private account's post (seen only by its followers) addressed beyond the people it names. A
+    /// reply for the replier's followers to a public post, or to the people it names only, is accepted and not kept:
+    /// as a comment here everyone who sees the post would read it.
     func create(_ note: JSONObject, actor: RemoteActor, origin: String) async throws {
         guard (note["type"] as? String) == "Note", let noteID = note["id"] as? String,
             ActivityStreams.origin(of: noteID) == origin
@@ -314,6 +317,13 @@ extension Federation {
             return
         }
         if try await store.inbound(id: noteID) != nil { return }
+        let audience = Self.audience(of: note)
+        if !Self.isPublic(audience) {
+            guard let author = try await store.postAuthors([postID])[postID],
+                try await store.profile(id: author, viewer: author)?.isPrivate == true,
+                audience.contains(actor.uri + "/followers")
+            else { return }
+        }
         let text = text(ofContent: note["content"] as? String ?? "")
         _ = try await core.interactions.comment(on: postID, by: actor.userID, text: text, note: noteID)
     }
@@ -325,8 +335,8 @@ extension Federation {
     /// named people only, or to the followers of someone who is public here, which this server cannot show to some
     /// and not others), or of someone nobody here follows are accepted and not kept.
     func keepPost(_ note: JSONObject, id: String, actor: RemoteActor) async throws {
-        let audience = (Self.ids(note["to"]) + Self.ids(note["cc"]))
-        let isPublic = audience.contains(ActivityStreams.publicAudience) || audience.contains("as:Public")
+        let audience = Self.audience(of: note)
+        let isPublic = Self.isPublic(audience)
         // Their followers collection, named as every server that speaks ActivityPub here names it.
         guard isPublic || audience.contains(actor.uri + "/followers") else { return }
         guard let author = try await store.profile(id: actor.userID, viewer: actor.userID), author.followerCount > 0
@@ -382,6 +392,16 @@ extension Federation {
                 continue
             }
         }
+    }
+
+    /// Whom an object is addressed to: its `to` and `cc`.
+    static func audience(of object: JSONObject) -> [String] {
+        ids(object["to"]) + ids(object["cc"])
+    }
+
+    /// Whether `audience` includes everyone (the public collection, in any of the forms servers write it).
+    static func isPublic(_ audience: [String]) -> Bool {
+        audience.contains { [ActivityStreams.publicAudience, "as:Public", "Public"].contains($0) }
     }
 
     /// A Note as its sender names it: the sender's user ID here and the Note's id.
