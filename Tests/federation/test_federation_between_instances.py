@@ -75,9 +75,29 @@ def test_people_on_two_servers_follow_see_like_comment_edit_and_delete(pair):
     assert [(c["author"]["username"], c["text"]) for c in comments] == [("bea@mk-b.test", "Lovely cat, @alice!")]
     # (On mk-a the handle is alice's own name here.)
 
+    # alice answers on mk-a, and carla there (whom nobody on mk-b follows) comments too: both reach the post on mk-b,
+    # where bea's own comment stays once (mk-a does not send back what came from mk-b).
+    carla = mk_a.sign_up("carla")
+    answer = requests.post(f"{a1}/posts/{original['id']}/comments", headers=alice, json={"text": "Thanks, @bea@mk-b.test"},
+                           timeout=30)
+    assert answer.status_code == 201, answer.text
+    assert requests.post(f"{a1}/posts/{original['id']}/comments", headers=carla, json={"text": "Same here"},
+                         timeout=30).status_code == 201
+
+    def comments_on_b():
+        items = requests.get(f"{b1}/posts/{post['id']}/comments", headers=bea, timeout=10).json()["items"]
+        return [(c["author"]["username"], c["text"]) for c in items]
+    expected = [("bea", "Lovely cat, @alice@mk-a.test!"), ("alice@mk-a.test", "Thanks, @bea"),
+                ("carla@mk-a.test", "Same here")]
+    assert eventually(lambda: comments_on_b() == expected), comments_on_b()
+    assert requests.get(f"{b1}/posts/{post['id']}", headers=bea, timeout=10).json()["commentCount"] == 3
+    # alice deletes hers: it goes on mk-b too.
+    assert requests.delete(f"{a1}/comments/{answer.json()['id']}", headers=alice, timeout=30).status_code == 204
+    assert eventually(lambda: comments_on_b() == [expected[0], expected[2]]), comments_on_b()
+
     # bea deletes her comment: it goes on mk-a too.
     assert requests.delete(f"{b1}/comments/{comment.json()['id']}", headers=bea, timeout=30).status_code == 204
-    assert eventually(lambda: on_a()["commentCount"] == 0), on_a()
+    assert eventually(lambda: on_a()["commentCount"] == 1), on_a()
 
     # An unlike reaches mk-a too.
     assert requests.delete(f"{b1}/posts/{post['id']}/like", headers=bea, timeout=30).status_code == 200

@@ -286,9 +286,25 @@ def test_alices_posts_edits_deletions_and_profile_reach_her_followers_server(wor
     updates = eventually(lambda: received_of(peer, "Update", start))
     assert updates and "Edited" in updates[0]["activity"]["object"]["content"]
 
+    # Her comment on it is a public reply to it, and its deletion a Delete of that reply.
+    said = requests.post(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, json={"text": "Still here"},
+                         timeout=30)
+    assert said.status_code == 201, said.text
+    replies = eventually(lambda: [c["activity"]["object"] for c in received_of(peer, "Create", start)
+                                  if c["activity"]["object"].get("inReplyTo")])
+    assert replies and replies[0]["inReplyTo"] == note["id"] and "Still here" in replies[0]["content"]
+    assert replies[0]["to"] == ["https://www.w3.org/ns/activitystreams#Public"], replies[0]
+    assert replies[0]["attributedTo"] == "http://mk-a.test/users/alice"
+    assert requests.delete(f"{mk.base}/api/v1/comments/{said.json()['id']}", headers=alice,
+                           timeout=30).status_code == 204
+    gone = eventually(lambda: [d for d in received_of(peer, "Delete", start)
+                               if d["activity"]["object"]["id"] == replies[0]["id"]])
+    assert gone, "the reply's Delete"
+
     assert requests.delete(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=30).status_code == 204
-    deletes = eventually(lambda: received_of(peer, "Delete", start))
-    assert deletes and deletes[0]["activity"]["object"]["id"] == note["id"]
+    deletes = eventually(lambda: [d for d in received_of(peer, "Delete", start)
+                                  if d["activity"]["object"]["id"] == note["id"]])
+    assert deletes
 
     renamed = requests.patch(mk.base + "/api/v1/me", headers=alice, json={"displayName": "Alice Anew"}, timeout=30)
     assert renamed.status_code == 200, renamed.text
@@ -859,6 +875,17 @@ def test_a_locked_person_s_posts_for_their_followers_are_kept_for_their_follower
     assert shown() == ("Lou, edited", "A red rocket on its pad")
     assert edit("Lou, edited again", "A rocket\u0000") == 202
     assert shown() == ("Lou, edited again", "A red rocket on its pad")
+
+    # Her reply to her own post there, for her followers, is a comment on it here, seen by moe alone.
+    reply_id = f"http://peer.test/notes/{uuid.uuid4()}"
+    reply = {"id": reply_id + "/activity", "type": "Create", "actor": "http://peer.test/users/lou",
+             "object": {"id": reply_id, "type": "Note", "attributedTo": "http://peer.test/users/lou",
+                        "inReplyTo": sent[2]["object"]["id"], "content": "<p>Launch at dawn</p>",
+                        "to": ["http://peer.test/users/lou/followers"]}}
+    assert peer.send("lou", "http://mk-a.test/inbox", reply)["status"] == 202
+    said = requests.get(f"{v1}/posts/{kept['id']}/comments", headers=moe, timeout=10).json()["items"]
+    assert [(c["author"]["username"], c["text"]) for c in said] == [("lou@peer.test", "Launch at dawn")]
+    assert requests.get(f"{v1}/posts/{kept['id']}/comments", headers=nia, timeout=10).status_code == 404
 
     # moe's comment is a reply there, for his followers and lou, not public.
     start = len(peer.received()["received"])

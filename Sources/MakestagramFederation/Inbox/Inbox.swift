@@ -301,10 +301,11 @@ extension Federation {
         }
     }
 
-    /// A reply to a local post becomes a comment by its author, when everyone who sees the post may read it: a public
-    /// reply, or one to a private account's post (seen only by its followers) addressed beyond the people it names. A
-    /// reply for the replier's followers to a public post, or to the people it names only, is accepted and not kept:
-    /// as a comment here everyone who sees the post would read it.
+    /// A reply to a post here (one from here, or one from elsewhere kept here) becomes a comment by its author, when
+    /// everyone who sees the post may read it: a public reply, or one to a private account's post (seen only by its
+    /// followers) addressed to the replier's followers or the account's. A reply for the replier's followers to a
+    /// public post, or to the people it names only, is accepted and not kept: as a comment here everyone who sees the
+    /// post would read it.
     func create(_ note: JSONObject, actor: RemoteActor, origin: String) async throws {
         guard (note["type"] as? String) == "Note", let noteID = note["id"] as? String,
             ActivityStreams.origin(of: noteID) == origin
@@ -312,7 +313,7 @@ extension Federation {
         guard Self.id(of: note["attributedTo"]) == actor.uri else {
             throw InboxRefusal.forbidden("the Note is not the actor's")
         }
-        guard let reply = Self.id(of: note["inReplyTo"]), let postID = localPostID(reply) else {
+        guard let reply = Self.id(of: note["inReplyTo"]), let postID = try await repliedPost(reply) else {
             try await keepPost(note, id: noteID, actor: actor)
             return
         }
@@ -320,9 +321,12 @@ extension Federation {
         let audience = Self.audience(of: note)
         if !Self.isPublic(audience) {
             guard let author = try await store.postAuthors([postID])[postID],
-                try await store.profile(id: author, viewer: author)?.isPrivate == true,
-                audience.contains(actor.uri + "/followers")
+                let profile = try await store.profile(id: author, viewer: author), profile.isPrivate
             else { return }
+            let authorURI = try await store.remoteActor(user: author)?.uri ?? actorURI(profile.username)
+            guard audience.contains(actor.uri + "/followers") || audience.contains(authorURI + "/followers") else {
+                return
+            }
         }
         let text = text(ofContent: note["content"] as? String ?? "")
         _ = try await core.interactions.comment(on: postID, by: actor.userID, text: text, note: noteID)
@@ -392,6 +396,12 @@ extension Federation {
                 continue
             }
         }
+    }
+
+    /// The post here that a reply's `inReplyTo` names: one from here, or one from elsewhere kept here.
+    func repliedPost(_ uri: String) async throws -> Int64? {
+        if let local = localPostID(uri) { return local }
+        return isLocal(uri) ? nil : try await store.remotePost(uri: uri)
     }
 
     /// Whom an object is addressed to: its `to` and `cc`.

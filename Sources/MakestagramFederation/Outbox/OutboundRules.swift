@@ -6,17 +6,11 @@ import MakestagramStore
 /// What other servers must learn of each change, written once: the activities a change causes and the inboxes they
 /// go to. Federation's consumer of the change log (``FederationConsumer``) queues what these answer.
 extension Federation {
-    /// The deliveries `changes` cause, in their order. Likes and comments, most of the log, cause deliveries only on
-    /// posts from other servers: which posts those are is read once for the whole batch.
+    /// The deliveries `changes` cause, in their order. Likes, most of the log, cause deliveries only on posts from
+    /// other servers: which posts those are is read once for the whole batch.
     func deliveries(for changes: [LoggedChange]) async throws -> [OutboundDelivery] {
-        var posts: [Int64] = []
-        for change in changes {
-            switch change.event {
-            case .likeChanged(let like): posts.append(like.postID)
-            case .commentCreated(let comment, _, _): posts.append(comment.postId)
-            case .commentDeleted(_, let postID, _, _, _): posts.append(postID)
-            default: break
-            }
+        let posts = changes.compactMap { change -> Int64? in
+            if case .likeChanged(let like) = change.event { like.postID } else { nil }
         }
         let remote = try await store.remotePosts(among: Array(Set(posts)))
         var deliveries: [OutboundDelivery] = []
@@ -25,8 +19,6 @@ extension Federation {
             followerInboxes.note(change.event)
             switch change.event {
             case .likeChanged(let like) where !remote.contains(like.postID): continue
-            case .commentCreated(let comment, _, _) where !remote.contains(comment.postId): continue
-            case .commentDeleted(_, let postID, _, _, _) where !remote.contains(postID): continue
             default: deliveries += try await self.deliveries(for: change)
             }
         }
@@ -90,7 +82,9 @@ extension Federation {
             return [delivery(undo, to: author.inbox, from: change.actor)]
         case .commentCreated(let comment, _, _):
             // A comment here on a post from elsewhere is a reply there.
-            guard let (note, author) = try await remoteTarget(comment.postId, by: comment.author.id) else { return [] }
+            guard let (note, author) = try await remoteTarget(comment.postId, by: comment.author.id) else {
+                return try await replyToFollowers(comment)
+            }
             let actor = actorURI(comment.author.username)
             // A reply to someone private here (whose posts are for their followers) is not public either: it goes to
             // the replier's followers and the people it names, as Mastodon's followers-only replies do.
@@ -109,8 +103,11 @@ extension Federation {
                 delivery(activity, to: $0, from: comment.author)
             }
         case .commentDeleted(let commentID, let postID, _, _, let writerID):
+            guard try await store.remotePostURI(of: postID) != nil else {
+                return try await replyDeletedAtFollowers(commentID, on: postID, by: writerID)
+            }
             // A comment here on a post from elsewhere, deleted: its reply there goes too.
-            guard try await store.remotePostURI(of: postID) != nil,
+            guard
                 let authorID = try await store.postAuthors([postID])[postID],
                 let author = try await store.remoteActor(user: authorID),
                 try await store.remoteActor(user: writerID) == nil,
@@ -240,6 +237,50 @@ extension Federation {
     func remoteTarget(_ postID: Int64, by user: Int64) async throws -> (String, RemoteActor)? {
         guard try await store.remoteActor(user: user) == nil else { return nil }
         return try await remotePost(postID)
+    }
+
+    /// A comment here, by someone here, on a post from here, as a reply to the servers that have the post (where its
+    /// author has followers): public for a public account's post, for its followers for a private account's, as the
+    /// post is. People elsewhere it names are sent it too when the post is public. Comments that came from other
+    /// servers are not sent on: their writers' servers sent them.
+    func replyToFollowers(_ comment: Comment) async throws -> [OutboundDelivery] {
+        guard try await store.remoteActor(user: comment.author.id) == nil,
+            let authorID = try await store.postAuthors([comment.postId])[comment.postId],
+            try await store.remoteActor(user: authorID) == nil,
+            let author = try await store.profile(id: authorID, viewer: authorID)
+        else { return [] }
+        let actor = actorURI(comment.author.username)
+        let postActor = actorURI(author.username)
+        let mentioned = author.isPrivate ? [] : await mentioned(in: comment.text)
+        let reply: JSONObject = [
+            "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
+            "inReplyTo": postURI(comment.postId), "content": html(comment.text, elsewhere: mentioned),
+            "published": ActivityStreams.isoDate(comment.createdAt),
+            "to": author.isPrivate ? ["\(postActor)/followers"] : [ActivityStreams.publicAudience],
+            "cc": (author.isPrivate ? [postActor] : [postActor, "\(postActor)/followers"]) + mentioned.map(\.uri),
+            "tag": mentionTags(of: comment.text, elsewhere: mentioned),
+        ]
+        let inboxes = Self.inboxes(try await followerInboxes.inboxes(of: authorID, in: store), adding: mentioned)
+        return deliveries(create(reply), to: inboxes, from: comment.author.id)
+    }
+
+    /// A comment here, by someone here, on a post from here, deleted: the servers that have the post (where its author
+    /// has followers) remove its reply. A comment deleted with its post goes with the post's `Delete`.
+    func replyDeletedAtFollowers(_ commentID: Int64, on postID: Int64, by writerID: Int64) async throws
+        -> [OutboundDelivery]
+    {
+        guard try await store.remoteActor(user: writerID) == nil,
+            let authorID = try await store.postAuthors([postID])[postID],
+            try await store.remoteActor(user: authorID) == nil,
+            let writer = try await store.profile(id: writerID, viewer: writerID)?.summary
+        else { return [] }
+        let delete: JSONObject = [
+            "@context": "https://www.w3.org/ns/activitystreams",
+            "id": "\(options.base)/comments/\(commentID)#delete", "type": "Delete",
+            "actor": actorURI(writer.username), "to": [ActivityStreams.publicAudience],
+            "object": ["id": "\(options.base)/comments/\(commentID)", "type": "Tombstone"],
+        ]
+        return deliveries(delete, to: try await followerInboxes.inboxes(of: authorID, in: store), from: writerID)
     }
 
     /// An `Update` of local person `user`'s actor document, to the servers of their followers.
