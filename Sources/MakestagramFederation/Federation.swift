@@ -112,6 +112,13 @@ public final class Federation<S: Store>: Sendable {
         return Int64(uri.dropFirst(prefix.count))
     }
 
+    /// The ID of the local comment `uri` names (`<base>/comments/<id>`, the id of its reply elsewhere), if it names one.
+    func localCommentID(_ uri: String) -> Int64? {
+        let prefix = "\(options.base)/comments/"
+        guard uri.hasPrefix(prefix) else { return nil }
+        return Int64(uri.dropFirst(prefix.count))
+    }
+
     /// Whether `uri` is on this server's origin.
     func isLocal(_ uri: String) -> Bool {
         guard let url = URL(string: uri) else { return false }

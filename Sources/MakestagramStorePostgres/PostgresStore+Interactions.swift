@@ -176,6 +176,13 @@ extension PostgresStore {
         }
     }
 
+    public func postOfComment(_ id: Int64) async throws -> Int64? {
+        try await read { [logger] connection in
+            try await connection.query("SELECT post_id FROM comments WHERE id = \(id)", logger: logger)
+                .collect().first?.decode(Int64.self)
+        }
+    }
+
     public func deleteComment(id: Int64, viewer: Int64) async throws {
         try await write { [logger] connection, changes in
             let rows = try await connection.query(

@@ -146,6 +146,11 @@ extension SQLiteStore {
         }
     }
 
+    public func postOfComment(_ id: Int64) async throws -> Int64? {
+        try await read { db in try Int64.fetchOne(db, sql: "SELECT post_id FROM comments WHERE id = ?", arguments: [id])
+        }
+    }
+
     public func deleteComment(id: Int64, viewer: Int64) async throws {
         try await write { db in
             guard

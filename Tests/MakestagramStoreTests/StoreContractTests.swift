@@ -259,8 +259,10 @@ import Testing
             let rest = try await store.comments(
                 postID: post, viewer: 0, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
             #expect(rest?.items.map(\.id) == [second.id])
+            #expect(try await store.postOfComment(second.id) == post)
             await #expect(throws: StoreError.forbidden) { try await store.deleteComment(id: first.id, viewer: carol) }
             try await store.deleteComment(id: first.id, viewer: bob)
+            #expect(try await store.postOfComment(first.id) == nil)
             try await store.deleteComment(id: second.id, viewer: alice)
             #expect(try await store.post(id: post, viewer: bob)?.commentCount == 0)
             await #expect(throws: StoreError.notFound("comment")) {

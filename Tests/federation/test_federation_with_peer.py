@@ -175,6 +175,31 @@ def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
     comments = requests.get(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, timeout=10).json()
     assert [c["text"] for c in comments["items"]] == ["What a lovely cat & sofa"]
 
+    # Replies to comments stay under the post: carol answers bob's reply, and bob answers alice's comment here.
+    answer = requests.post(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice,
+                           json={"text": "Thank you"}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    threaded = []
+    for name, parent, text in (("carol", note_id, "Agreed"),
+                               ("bob", f"http://mk-a.test/comments/{answer.json()['id']}", "You're welcome")):
+        thread_id = f"http://peer.test/notes/{uuid.uuid4()}"
+        threaded.append(thread_id)
+        create = {"id": thread_id + "/activity", "type": "Create", "actor": f"http://peer.test/users/{name}",
+                  "object": {"id": thread_id, "type": "Note", "attributedTo": f"http://peer.test/users/{name}",
+                             "inReplyTo": parent, "content": f"<p>{text}</p>",
+                             "to": ["https://www.w3.org/ns/activitystreams#Public"]}}
+        assert peer.send(name, "http://mk-a.test/inbox", create)["status"] == 202
+    comments = requests.get(f"{mk.base}/api/v1/posts/{post['id']}/comments", headers=alice, timeout=10).json()
+    assert [(c["author"]["username"], c["text"]) for c in comments["items"]] == [
+        ("bob@peer.test", "What a lovely cat & sofa"), ("alice", "Thank you"), ("carol@peer.test", "Agreed"),
+        ("bob@peer.test", "You're welcome")]
+    for name, thread_id in zip(("carol", "bob"), threaded):
+        delete = {"id": activity_id("delete"), "type": "Delete", "actor": f"http://peer.test/users/{name}",
+                  "object": thread_id}
+        assert peer.send(name, "http://mk-a.test/inbox", delete)["status"] == 202
+    assert requests.delete(f"{mk.base}/api/v1/comments/{answer.json()['id']}", headers=alice,
+                           timeout=30).status_code == 204
+
     # Carol cannot delete bob's reply; bob can.
     forged = {"id": activity_id("delete"), "type": "Delete", "actor": "http://peer.test/users/carol",
               "object": note_id}

@@ -398,10 +398,18 @@ extension Federation {
         }
     }
 
-    /// The post here that a reply's `inReplyTo` names: one from here, or one from elsewhere kept here.
+    /// The post here that a reply's `inReplyTo` names: one from here or one from elsewhere kept here, or the post of
+    /// the comment it answers (a comment made here, or a reply from elsewhere kept as one), so that a conversation
+    /// stays under its post.
     func repliedPost(_ uri: String) async throws -> Int64? {
         if let local = localPostID(uri) { return local }
-        return isLocal(uri) ? nil : try await store.remotePost(uri: uri)
+        if isLocal(uri) {
+            guard let comment = localCommentID(uri) else { return nil }
+            return try await store.postOfComment(comment)
+        }
+        if let kept = try await store.remotePost(uri: uri) { return kept }
+        guard let known = try await store.inbound(id: uri), known.kind == .comment else { return nil }
+        return try await store.postOfComment(known.object)
     }
 
     /// Whom an object is addressed to: its `to` and `cc`.

@@ -92,7 +92,8 @@ extension Federation {
             let mentioned = await mentioned(in: comment.text).filter { $0.uri != author.uri }
             let reply: JSONObject = [
                 "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
-                "inReplyTo": note, "content": html(comment.text, elsewhere: [author] + mentioned),
+                "inReplyTo": note, "url": postURI(comment.postId),
+                "content": html(comment.text, elsewhere: [author] + mentioned),
                 "published": ActivityStreams.isoDate(comment.createdAt),
                 "to": guarded ? ["\(actor)/followers"] : [ActivityStreams.publicAudience],
                 "cc": (guarded ? [author.uri] : [author.uri, "\(actor)/followers"]) + mentioned.map(\.uri),
@@ -254,7 +255,8 @@ extension Federation {
         let mentioned = author.isPrivate ? [] : await mentioned(in: comment.text)
         let reply: JSONObject = [
             "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
-            "inReplyTo": postURI(comment.postId), "content": html(comment.text, elsewhere: mentioned),
+            "inReplyTo": postURI(comment.postId), "url": postURI(comment.postId),
+            "content": html(comment.text, elsewhere: mentioned),
             "published": ActivityStreams.isoDate(comment.createdAt),
             "to": author.isPrivate ? ["\(postActor)/followers"] : [ActivityStreams.publicAudience],
             "cc": (author.isPrivate ? [postActor] : [postActor, "\(postActor)/followers"]) + mentioned.map(\.uri),
