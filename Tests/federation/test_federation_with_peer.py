@@ -193,6 +193,13 @@ def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
     assert [(c["author"]["username"], c["text"]) for c in comments["items"]] == [
         ("bob@peer.test", "What a lovely cat & sofa"), ("alice", "Thank you"), ("carol@peer.test", "Agreed"),
         ("bob@peer.test", "You're welcome")]
+    # A like of alice's comment (Mastodon lets its people favourite replies) is taken and changes nothing here; one of
+    # a comment that does not exist is a 404.
+    for comment_id, status in ((answer.json()["id"], 202), (999999, 404)):
+        like = {"id": activity_id("like"), "type": "Like", "actor": "http://peer.test/users/bob",
+                "object": f"http://mk-a.test/comments/{comment_id}"}
+        assert peer.send("bob", "http://mk-a.test/inbox", like)["status"] == status
+    assert requests.get(f"{mk.base}/api/v1/posts/{post['id']}", headers=alice, timeout=10).json()["likeCount"] == 0
     for name, thread_id in zip(("carol", "bob"), threaded):
         delete = {"id": activity_id("delete"), "type": "Delete", "actor": f"http://peer.test/users/{name}",
                   "object": thread_id}

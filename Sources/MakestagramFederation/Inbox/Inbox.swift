@@ -199,6 +199,13 @@ extension Federation {
                 throw error
             }
         case "Like":
+            // A like of a comment (a reply from here, as Mastodon lets its people favourite) is taken and not kept:
+            // comments here have no likes.
+            if let object = Self.id(of: activity["object"]), let comment = localCommentID(object),
+                try await store.postOfComment(comment) != nil
+            {
+                return
+            }
             guard let object = Self.id(of: activity["object"]), let postID = localPostID(object) else {
                 throw InboxRefusal.notFound("the liked post is not on this server")
             }
