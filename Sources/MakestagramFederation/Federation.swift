@@ -95,6 +95,8 @@ public final class Federation<S: Store>: Sendable {
     public var instanceActorURI: String { "\(options.base)/actor" }
     public func actorURI(_ username: String) -> String { "\(options.base)/users/\(username)" }
     public func postURI(_ id: Int64) -> String { "\(options.base)/p/\(id)" }
+    /// A comment's id elsewhere: the id of the reply it is there.
+    public func commentURI(_ id: Int64) -> String { "\(options.base)/comments/\(id)" }
     public var sharedInbox: String { "\(options.base)/inbox" }
 
     /// The local username an actor id names, if it is one of ours.

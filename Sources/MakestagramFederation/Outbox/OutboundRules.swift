@@ -91,7 +91,7 @@ extension Federation {
             let guarded = try await store.profile(id: author.userID, viewer: author.userID)?.isPrivate ?? true
             let mentioned = await mentioned(in: comment.text).filter { $0.uri != author.uri }
             let reply: JSONObject = [
-                "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
+                "id": commentURI(comment.id), "type": "Note", "attributedTo": actor,
                 "inReplyTo": note, "url": postURI(comment.postId),
                 "content": html(comment.text, elsewhere: [author] + mentioned),
                 "published": ActivityStreams.isoDate(comment.createdAt),
@@ -114,13 +114,7 @@ extension Federation {
                 try await store.remoteActor(user: writerID) == nil,
                 let writer = try await store.profile(id: writerID, viewer: writerID)?.summary
             else { return [] }
-            let actor = actorURI(writer.username)
-            let delete: JSONObject = [
-                "@context": "https://www.w3.org/ns/activitystreams",
-                "id": "\(options.base)/comments/\(commentID)#delete",
-                "type": "Delete", "actor": actor, "to": [ActivityStreams.publicAudience],
-                "object": ["id": "\(options.base)/comments/\(commentID)", "type": "Tombstone"],
-            ]
+            let delete = replyDelete(commentID, by: writer)
             return Self.inboxes([], adding: [author]).map { delivery(delete, to: $0, from: writer) }
         case .followChanged(let follower, let followee, let following):
             let remoteFollower = try await store.remoteActor(user: follower)
@@ -254,7 +248,7 @@ extension Federation {
         let postActor = actorURI(author.username)
         let mentioned = author.isPrivate ? [] : await mentioned(in: comment.text)
         let reply: JSONObject = [
-            "id": "\(options.base)/comments/\(comment.id)", "type": "Note", "attributedTo": actor,
+            "id": commentURI(comment.id), "type": "Note", "attributedTo": actor,
             "inReplyTo": postURI(comment.postId), "url": postURI(comment.postId),
             "content": html(comment.text, elsewhere: mentioned),
             "published": ActivityStreams.isoDate(comment.createdAt),
@@ -276,13 +270,18 @@ extension Federation {
             try await store.remoteActor(user: authorID) == nil,
             let writer = try await store.profile(id: writerID, viewer: writerID)?.summary
         else { return [] }
-        let delete: JSONObject = [
-            "@context": "https://www.w3.org/ns/activitystreams",
-            "id": "\(options.base)/comments/\(commentID)#delete", "type": "Delete",
-            "actor": actorURI(writer.username), "to": [ActivityStreams.publicAudience],
-            "object": ["id": "\(options.base)/comments/\(commentID)", "type": "Tombstone"],
+        return deliveries(
+            replyDelete(commentID, by: writer), to: try await followerInboxes.inboxes(of: authorID, in: store),
+            from: writerID)
+    }
+
+    /// The `Delete` of the reply that comment `commentID` is elsewhere, from its writer.
+    func replyDelete(_ commentID: Int64, by writer: UserSummary) -> JSONObject {
+        [
+            "@context": "https://www.w3.org/ns/activitystreams", "id": "\(commentURI(commentID))#delete",
+            "type": "Delete", "actor": actorURI(writer.username), "to": [ActivityStreams.publicAudience],
+            "object": ["id": commentURI(commentID), "type": "Tombstone"],
         ]
-        return deliveries(delete, to: try await followerInboxes.inboxes(of: authorID, in: store), from: writerID)
     }
 
     /// An `Update` of local person `user`'s actor document, to the servers of their followers.
