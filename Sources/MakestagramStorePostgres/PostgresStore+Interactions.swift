@@ -176,6 +176,20 @@ extension PostgresStore {
         }
     }
 
+    public func comment(id: Int64, viewer: Int64) async throws -> Comment? {
+        try await read { [logger] connection in
+            try await connection.query(
+                """
+                SELECT \(unescaped: PostRows.commentColumns) FROM comments c
+                JOIN users u ON u.id = c.author_id AND u.status = 'active'
+                JOIN posts p ON p.id = c.post_id JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                WHERE c.id = \(id) AND \(unescaped: Visibility.readable(viewer: String(viewer), author: "a"))
+                  AND \(unescaped: Visibility.unblocked(viewer: String(viewer), user: "u.id"))
+                """, logger: logger
+            ).collect().first.map(PostRows.comment)
+        }
+    }
+
     public func postOfComment(_ id: Int64) async throws -> Int64? {
         try await read { [logger] connection in
             try await connection.query("SELECT post_id FROM comments WHERE id = \(id)", logger: logger)

@@ -146,6 +146,21 @@ extension SQLiteStore {
         }
     }
 
+    public func comment(id: Int64, viewer: Int64) async throws -> Comment? {
+        try await read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(Self.commentColumns) FROM comments c
+                    JOIN users u ON u.id = c.author_id AND u.status = 'active'
+                    JOIN posts p ON p.id = c.post_id JOIN users a ON a.id = p.author_id AND a.status = 'active'
+                    WHERE c.id = ? AND \(Visibility.readable(viewer: String(viewer), author: "a"))
+                      AND \(Visibility.unblocked(viewer: String(viewer), user: "u.id"))
+                    """, arguments: [id]
+            ).map(Self.comment)
+        }
+    }
+
     public func postOfComment(_ id: Int64) async throws -> Int64? {
         try await read { db in try Int64.fetchOne(db, sql: "SELECT post_id FROM comments WHERE id = ?", arguments: [id])
         }

@@ -260,6 +260,11 @@ import Testing
                 postID: post, viewer: 0, page: .init(position: .after(try #require(page.nextKey)), limit: 5))
             #expect(rest?.items.map(\.id) == [second.id])
             #expect(try await store.postOfComment(second.id) == post)
+            #expect(try await store.comment(id: second.id, viewer: 0)?.text == "second")
+            #expect(try await store.comment(id: second.id, viewer: bob)?.author.id == carol)
+            _ = try await store.setBlock(viewer: carol, username: "bob", blocking: true)
+            #expect(try await store.comment(id: second.id, viewer: bob) == nil, "its writer blocks bob")
+            _ = try await store.setBlock(viewer: carol, username: "bob", blocking: false)
             await #expect(throws: StoreError.forbidden) { try await store.deleteComment(id: first.id, viewer: carol) }
             try await store.deleteComment(id: first.id, viewer: bob)
             #expect(try await store.postOfComment(first.id) == nil)

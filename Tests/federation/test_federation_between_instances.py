@@ -307,8 +307,10 @@ def test_a_private_account_s_posts_reach_its_followers_on_the_other_server_and_n
 
     # bree's comment reaches pia's post on mk-a: a reply for bree's followers and pia, not public, and a comment
     # there all the same, since only pia's followers see the post.
-    assert requests.post(f"{b1}/posts/{post['id']}/comments", headers=bree, json={"text": "Only for us"},
-                         timeout=30).status_code == 201
+    said = requests.post(f"{b1}/posts/{post['id']}/comments", headers=bree, json={"text": "Only for us"}, timeout=30)
+    assert said.status_code == 201, said.text
+    assert requests.get(f"{mk_b.base}/comments/{said.json()['id']}", headers={"Accept": "application/activity+json"},
+                        timeout=10).status_code == 404, "a reply for followers is not given to anybody who asks"
     assert eventually(lambda: [c["text"] for c in requests.get(f"{a1}/posts/{original['id']}/comments", headers=pia,
                                                                 timeout=10).json()["items"]] == ["Only for us"])
 

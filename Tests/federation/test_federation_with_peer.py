@@ -193,6 +193,24 @@ def test_a_reply_from_the_peer_is_a_comment_until_deleted(world):
     assert [(c["author"]["username"], c["text"]) for c in comments["items"]] == [
         ("bob@peer.test", "What a lovely cat & sofa"), ("alice", "Thank you"), ("carol@peer.test", "Agreed"),
         ("bob@peer.test", "You're welcome")]
+    # Its id is its reply's document for servers, and its post's page for people.
+    comment_uri = f"{mk.base}/comments/{answer.json()['id']}"
+    fetched = requests.get(comment_uri, headers={"Accept": "application/activity+json"}, timeout=10)
+    assert fetched.status_code == 200, fetched.text
+    document = fetched.json()
+    assert document["id"] == f"http://mk-a.test/comments/{answer.json()['id']}" and document["type"] == "Note"
+    assert document["inReplyTo"] == f"http://mk-a.test/p/{post['id']}" and "Thank you" in document["content"]
+    assert document["attributedTo"] == "http://mk-a.test/users/alice"
+    assert "https://www.w3.org/ns/activitystreams#Public" in document["to"]
+    shown = requests.get(comment_uri, allow_redirects=False, timeout=10)
+    assert shown.status_code == 302 and shown.headers["Location"] == f"http://mk-a.test/p/{post['id']}"
+    assert requests.get(f"{mk.base}/comments/999999", headers={"Accept": "application/activity+json"},
+                        timeout=10).status_code == 404
+    # A reply kept here from elsewhere is not this server's to give.
+    kept_id = comments["items"][2]["id"]
+    assert requests.get(f"{mk.base}/comments/{kept_id}", headers={"Accept": "application/activity+json"},
+                        timeout=10).status_code == 404
+
     # A like of alice's comment (Mastodon lets its people favourite replies) is taken and changes nothing here; one of
     # a comment that does not exist is a 404.
     for comment_id, status in ((answer.json()["id"], 202), (999999, 404)):

@@ -180,6 +180,45 @@ extension Federation {
         return note
     }
 
+    /// The reply that comment `id` is elsewhere, when anybody may read it: a comment by someone here on a post
+    /// everyone may see (one from here, or one kept from elsewhere), addressed as it was sent.
+    public func note(commentID id: Int64) async throws -> JSONObject? {
+        guard let comment = try await store.comment(id: id, viewer: 0), !comment.author.username.contains("@"),
+            let post = try await store.post(id: comment.postId, viewer: 0)
+        else { return nil }
+        var elsewhere = await mentioned(in: comment.text)
+        let inReplyTo: String
+        let postActor: String
+        if let origin = try await store.remotePostURI(of: post.id),
+            let author = try await store.remoteActor(user: post.author.id)
+        {
+            (inReplyTo, postActor) = (origin.uri, author.uri)
+            elsewhere = [author] + elsewhere.filter { $0.uri != author.uri }
+        } else {
+            (inReplyTo, postActor) = (postURI(post.id), actorURI(post.author.username))
+        }
+        let followers = "\(actorURI(comment.author.username))/followers"
+        var note = replyNote(
+            comment, inReplyTo: inReplyTo, to: [ActivityStreams.publicAudience],
+            cc: [postActor, followers] + elsewhere.filter { $0.uri != postActor }.map(\.uri), elsewhere: elsewhere)
+        note["@context"] = ActivityStreams.context
+        return note
+    }
+
+    /// The `Note` that comment `comment`, by someone here, is elsewhere: a reply to `inReplyTo`, linking to the post's
+    /// page here, addressed `to` and `cc`, its text linking and tagging the people `elsewhere` it names.
+    func replyNote(_ comment: Comment, inReplyTo: String, to: [String], cc: [String], elsewhere: [RemoteActor])
+        -> JSONObject
+    {
+        [
+            "id": commentURI(comment.id), "type": "Note", "attributedTo": actorURI(comment.author.username),
+            "inReplyTo": inReplyTo, "url": postURI(comment.postId),
+            "content": html(comment.text, elsewhere: elsewhere),
+            "published": ActivityStreams.isoDate(comment.createdAt), "to": to, "cc": cc,
+            "tag": mentionTags(of: comment.text, elsewhere: elsewhere),
+        ]
+    }
+
     /// The people elsewhere `text` mentions (`@bob@example.social`) whom this server knows, in the order named. A
     /// handle on this server's own domain is a local mention, not one of these.
     func mentioned(in text: String) async -> [RemoteActor] {

@@ -90,15 +90,10 @@ extension Federation {
             // the replier's followers and the people it names, as Mastodon's followers-only replies do.
             let guarded = try await store.profile(id: author.userID, viewer: author.userID)?.isPrivate ?? true
             let mentioned = await mentioned(in: comment.text).filter { $0.uri != author.uri }
-            let reply: JSONObject = [
-                "id": commentURI(comment.id), "type": "Note", "attributedTo": actor,
-                "inReplyTo": note, "url": postURI(comment.postId),
-                "content": html(comment.text, elsewhere: [author] + mentioned),
-                "published": ActivityStreams.isoDate(comment.createdAt),
-                "to": guarded ? ["\(actor)/followers"] : [ActivityStreams.publicAudience],
-                "cc": (guarded ? [author.uri] : [author.uri, "\(actor)/followers"]) + mentioned.map(\.uri),
-                "tag": mentionTags(of: comment.text, elsewhere: [author] + mentioned),
-            ]
+            let reply = replyNote(
+                comment, inReplyTo: note, to: guarded ? ["\(actor)/followers"] : [ActivityStreams.publicAudience],
+                cc: (guarded ? [author.uri] : [author.uri, "\(actor)/followers"]) + mentioned.map(\.uri),
+                elsewhere: [author] + mentioned)
             let activity = create(reply)
             return Self.inboxes([], adding: [author] + mentioned).map {
                 delivery(activity, to: $0, from: comment.author)
@@ -244,18 +239,13 @@ extension Federation {
             try await store.remoteActor(user: authorID) == nil,
             let author = try await store.profile(id: authorID, viewer: authorID)
         else { return [] }
-        let actor = actorURI(comment.author.username)
         let postActor = actorURI(author.username)
         let mentioned = author.isPrivate ? [] : await mentioned(in: comment.text)
-        let reply: JSONObject = [
-            "id": commentURI(comment.id), "type": "Note", "attributedTo": actor,
-            "inReplyTo": postURI(comment.postId), "url": postURI(comment.postId),
-            "content": html(comment.text, elsewhere: mentioned),
-            "published": ActivityStreams.isoDate(comment.createdAt),
-            "to": author.isPrivate ? ["\(postActor)/followers"] : [ActivityStreams.publicAudience],
-            "cc": (author.isPrivate ? [postActor] : [postActor, "\(postActor)/followers"]) + mentioned.map(\.uri),
-            "tag": mentionTags(of: comment.text, elsewhere: mentioned),
-        ]
+        let reply = replyNote(
+            comment, inReplyTo: postURI(comment.postId),
+            to: author.isPrivate ? ["\(postActor)/followers"] : [ActivityStreams.publicAudience],
+            cc: (author.isPrivate ? [postActor] : [postActor, "\(postActor)/followers"]) + mentioned.map(\.uri),
+            elsewhere: mentioned)
         let inboxes = Self.inboxes(try await followerInboxes.inboxes(of: authorID, in: store), adding: mentioned)
         return deliveries(create(reply), to: inboxes, from: comment.author.id)
     }

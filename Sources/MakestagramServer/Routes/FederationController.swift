@@ -131,7 +131,8 @@ struct FederationController<S: Store>: Sendable {
 }
 
 /// Answers ActivityPub clients asking for a post page (`/p/:id`) with its `Note`, and lets browsers through to the
-/// web client: a post's id is the same URL for both.
+/// web client: a post's id is the same URL for both. A comment's id elsewhere (`/comments/:id`) answers them with its
+/// reply, and sends browsers to its post's page.
 struct PostDocumentMiddleware<S: Store>: RouterMiddleware {
     typealias Context = AppRequestContext
     let federation: Federation<S>
@@ -139,6 +140,12 @@ struct PostDocumentMiddleware<S: Store>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        if request.method == .get, request.uri.path.hasPrefix("/comments/") {
+            guard let id = Int64(request.uri.path.dropFirst(10)), let note = try await federation.note(commentID: id)
+            else { throw APIError.notFound("There is no such comment.") }
+            if FederationController<S>.wantsActivityStreams(request) { return FederationController<S>.json(note) }
+            return Response(status: .found, headers: [.location: note["url"] as? String ?? "/"])
+        }
         guard request.method == .get, request.uri.path.hasPrefix("/p/"),
             FederationController<S>.wantsActivityStreams(request)
         else { return try await next(request, context) }

@@ -13,6 +13,9 @@ public protocol InteractionStoring: Sendable {
     /// A post's comments, oldest first, but those of people `viewer` blocks or is blocked by; nil when there is no
     /// such post or it is not for `viewer` to see.
     func comments(postID: Int64, viewer: Int64, page: PageRequest) async throws -> PageResult<Comment>?
+    /// Comment `id` as `viewer` reads it (0: anybody); nil when there is no such comment, or its post or writer is not
+    /// for `viewer` to see.
+    func comment(id: Int64, viewer: Int64) async throws -> Comment?
     /// The post comment `id` is on; nil for no such comment. (Whether anyone may see it is for the reader of the
     /// post to ask.)
     func postOfComment(_ id: Int64) async throws -> Int64?
