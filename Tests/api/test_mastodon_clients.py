@@ -147,6 +147,16 @@ def test_mastodon_py_signs_in_posts_pages_favourites_follows_streams_and_revokes
     assert not unfavourited.favourited and unfavourited.favourites_count == 0
     reply = mara.status_post("Replying with a comment", in_reply_to_id=posted[0].id)
     assert [status.id for status in mara.status_context(posted[0].id).descendants] == [reply.id]
+    # A reply opens as a status, its thread is its post, and answering it is a comment on the post too.
+    opened = mara.status(reply.id)
+    assert opened.id == reply.id and opened.in_reply_to_id == posted[0].id and "Replying" in opened.content
+    assert [status.id for status in mara.status_context(reply.id).ancestors] == [posted[0].id]
+    answer = mara.status_post("Answering the reply", in_reply_to_id=reply.id)
+    assert answer.in_reply_to_id == posted[0].id
+    assert [s.id for s in mara.status_context(posted[0].id).descendants] == [reply.id, answer.id]
+    with pytest.raises(MastodonAPIError) as missing:
+        mara.status("c999999")
+    assert missing.value.args[1] == 404
     assert mara.search_v2("feli", result_type="accounts").accounts[0].username == "felix"
     updated = mara.account_update_credentials(display_name="Mara M.", note="Cats & coffee",
                                               avatar=str(PHOTOS / "chelsea.jpg"))
@@ -346,7 +356,7 @@ def test_block_through_mastodon_py(public):
     bruno.account_follow(blanca_id)
     hers = blanca.status_post("Mine", media_ids=[blanca.media_post(str(PHOTOS / "rocket.jpg")).id])
     bruno.status_favourite(hers.id)
-    bruno.status_post("A reply", in_reply_to_id=hers.id)
+    his_reply = bruno.status_post("A reply", in_reply_to_id=hers.id)
 
     relationship = blanca.account_block(bruno_id)
     assert relationship.blocking is True and relationship.following is False and relationship.followed_by is False
@@ -356,7 +366,9 @@ def test_block_through_mastodon_py(public):
     # To him she is gone: her account, her status, and no way to follow, favourite or answer.
     for attempt in (lambda: bruno.account(blanca_id), lambda: bruno.status(hers.id),
                     lambda: bruno.status_favourite(hers.id), lambda: bruno.account_follow(blanca_id),
-                    lambda: bruno.status_post("Again", in_reply_to_id=hers.id)):
+                    lambda: bruno.status_post("Again", in_reply_to_id=hers.id),
+                    lambda: bruno.status(his_reply.id), lambda: bruno.status_context(his_reply.id),
+                    lambda: bruno.status_post("Again", in_reply_to_id=his_reply.id)):
         with pytest.raises(MastodonAPIError) as refused:
             attempt()
         assert refused.value.args[1] == 404

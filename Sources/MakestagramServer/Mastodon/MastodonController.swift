@@ -438,10 +438,29 @@ struct MastodonController<S: Store>: Sendable {
     }
 
     func statusID(_ context: AppRequestContext) throws -> StatusID {
-        let text = context.parameters.get("id") ?? ""
+        try Self.statusID(context.parameters.get("id") ?? "")
+    }
+
+    static func statusID(_ text: String) throws -> StatusID {
         if text.hasPrefix("c"), let id = Int64(text.dropFirst()), id > 0 { return .comment(id) }
         guard let id = Int64(text), id > 0 else { throw APIError.notFound("status") }
         return .post(id)
+    }
+
+    /// The comment a status ID names, with its post, as `viewer` may see them; 404 otherwise.
+    func comment(_ id: Int64, viewer: Int64) async throws -> (Comment, Post) {
+        guard let comment = try await store.comment(id: id, viewer: viewer),
+            let post = try await store.post(id: comment.postId, viewer: viewer)
+        else { throw APIError.notFound("status") }
+        return (comment, post)
+    }
+
+    /// A comment as the status a Mastodon app shows: a reply to its post.
+    func status(of comment: Comment, on post: Post, mapper: MastodonMapper<S>) async throws -> Mastodon.Status {
+        guard let author = try await mapper.profiles([comment.author.id])[comment.author.id] else {
+            throw APIError.notFound("status")
+        }
+        return mapper.status(comment, postAuthor: post.author.id, author: author)
     }
 
     func post(_ context: AppRequestContext, viewer: Int64) async throws -> Post {
@@ -452,6 +471,10 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func status(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
+        if case .comment(let id) = try statusID(context) {
+            let (comment, post) = try await comment(id, viewer: mapper.viewer)
+            return try MastodonResponse(try await status(of: comment, on: post, mapper: mapper))
+        }
         let post = try await post(context, viewer: mapper.viewer)
         guard let status = try await mapper.statuses([post]).first else { throw APIError.notFound("status") }
         return try MastodonResponse(status)
@@ -463,9 +486,16 @@ struct MastodonController<S: Store>: Sendable {
         let text = form.fields["status"]?.first ?? ""
         let media = form.all("media_ids")
         if let reply = form["in_reply_to_id"] {
-            // A reply is a comment on the post it answers.
-            guard let postID = Int64(reply), let post = try await store.post(id: postID, viewer: mapper.viewer) else {
-                throw APIError.notFound("status")
+            // A reply is a comment on the post it answers, or on the post of the comment it answers.
+            let post: Post
+            switch try Self.statusID(reply) {
+            case .post(let id):
+                guard let found = try await store.post(id: id, viewer: mapper.viewer) else {
+                    throw APIError.notFound("status")
+                }
+                post = found
+            case .comment(let id):
+                post = try await comment(id, viewer: mapper.viewer).1
             }
             guard media.isEmpty else {
                 throw APIError.invalidField(field: "media_ids", reason: "replies are comments: they take no photo")
@@ -577,6 +607,12 @@ struct MastodonController<S: Store>: Sendable {
 
     @Sendable func context(_ request: Request, context: AppRequestContext) async throws -> MastodonResponse {
         let mapper = try mapper(request, context)
+        if case .comment(let id) = try statusID(context) {
+            // A comment's thread: the post it answers; comments here are not answered one by one.
+            let (_, post) = try await comment(id, viewer: mapper.viewer)
+            let ancestors = try await mapper.statuses([post])
+            return try MastodonResponse(Mastodon.Context(ancestors: ancestors, descendants: []))
+        }
         let post = try await post(context, viewer: mapper.viewer)
         var comments: [Comment] = []
         var page = PageRequest(limit: 100)
